@@ -1,0 +1,51 @@
+#include "core/error.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace stf {
+namespace {
+thread_local char last_message[1024] = "";
+}
+
+int set_error(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = std::snprintf(last_message, sizeof last_message, "%s: ", stf_error_name(code));
+  if (n < 0 || n >= static_cast<int>(sizeof last_message)) n = 0;
+  std::vsnprintf(last_message + n, sizeof last_message - n, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int mpi_error(int mpi_rc, const char *call) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "code %d", mpi_rc);
+  return set_error(STF_ERR_MPI, "%s failed: %s", call, text);
+}
+
+}  // namespace stf
+
+extern "C" const char *stf_last_error_message(void) { return stf::last_message; }
+
+extern "C" const char *stf_error_name(int code) {
+  switch (code) {
+    case STF_SUCCESS: return "STF_SUCCESS";
+    case STF_ERR_ARG: return "STF_ERR_ARG";
+    case STF_ERR_NULL: return "STF_ERR_NULL";
+    case STF_ERR_RANK: return "STF_ERR_RANK";
+    case STF_ERR_OFFSET: return "STF_ERR_OFFSET";
+    case STF_ERR_DUPLICATE: return "STF_ERR_DUPLICATE";
+    case STF_ERR_STATE: return "STF_ERR_STATE";
+    case STF_ERR_TYPE: return "STF_ERR_TYPE";
+    case STF_ERR_OP: return "STF_ERR_OP";
+    case STF_ERR_REQUEST: return "STF_ERR_REQUEST";
+    case STF_ERR_OPTION: return "STF_ERR_OPTION";
+    case STF_ERR_MPI: return "STF_ERR_MPI";
+    case STF_ERR_MEMORY: return "STF_ERR_MEMORY";
+    case STF_ERR_UNSUPPORTED: return "STF_ERR_UNSUPPORTED";
+    case STF_ERR_INTERNAL: return "STF_ERR_INTERNAL";
+    default: return "STF_ERR_UNKNOWN";
+  }
+}

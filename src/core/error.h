@@ -1,0 +1,26 @@
+// Errors are values: every internal function returns an stf_error code and
+// records a human-readable message in a thread-local slot.
+#pragma once
+
+#include "starforest.h"
+
+namespace stf {
+
+// Record a printf-style message for code and return code.
+int set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Record an MPI failure (MPI error string included) and return STF_ERR_MPI.
+int mpi_error(int mpi_rc, const char *call);
+
+}  // namespace stf
+
+#define STF_CHECK(call)                 \
+  do {                                  \
+    int stf_rc_ = (call);               \
+    if (stf_rc_ != STF_SUCCESS) return stf_rc_; \
+  } while (0)
+
+#define STF_MPI(call)                                            \
+  do {                                                           \
+    int stf_mpi_rc_ = (call);                                    \
+    if (stf_mpi_rc_ != MPI_SUCCESS) return ::stf::mpi_error(stf_mpi_rc_, #call); \
+  } while (0)
