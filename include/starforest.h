@@ -121,14 +121,17 @@ int stf_setup(stf_sf sf);
 int stf_reset(stf_sf sf);
 /* New SF on the same communicator. Collective. */
 int stf_duplicate(stf_sf sf, stf_duplicate_mode mode, stf_sf *newsf);
-/* Human-readable summary of graph and plan on every rank, in rank order.
- * out may be NULL (stdout). Collective. */
+/* Human-readable summary of the graph and plan of every rank, in rank order:
+ * gathered to rank 0, which writes it to its out (NULL: stdout); other ranks
+ * write nothing. An SF without a graph prints "no graph". Collective. */
 int stf_view(stf_sf sf, FILE *out);
 
 /* ---- operations ---------------------------------------------------------- *
  * begin returns a request; end completes it and sets it to NULL. Until end,
- * the buffers belong to starforest. Requests are collective: every rank calls
- * begin of its operations in the same order. Blocking forms = begin + end. */
+ * the buffers belong to starforest. Operations are collective: every rank
+ * calls the begins of its operations on one SF in the same order (ends may
+ * come in any order). Blocking forms = begin + end. An SF whose plan is not
+ * set up yet is set up by the first begin (collective). */
 
 /* Roots to leaves: leafdata[l] = leafdata[l] op rootdata[root(l)]. */
 int stf_bcast_begin(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata,

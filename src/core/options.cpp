@@ -1,0 +1,109 @@
+#include "core/options.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "core/error.h"
+
+namespace stf {
+namespace {
+
+struct OptionSpec {
+  const char *name;  // in option strings: -name value
+  const char *env;   // environment variable
+  const char *values;
+  const char *help;
+};
+
+const OptionSpec specs[] = {
+    {"stf_type", "STF_TYPE", "basic", "transport that moves messages (default basic)"},
+    {"stf_twosided", "STF_TWOSIDED", "nbx|allreduce",
+     "two-sided discovery at set-up: NBX (Issend + Ibarrier) or allreduce of counts (default nbx)"},
+    {"stf_validate", "STF_VALIDATE", "0|1",
+     "collective check at set-up that every root offset is below its owner's nroots (default 0)"},
+};
+
+std::mutex global_mutex;
+std::string global_string;  // last string accepted by stf_set_options
+
+int parse_bool(const char *name, const std::string &v, bool *out) {
+  if (v == "1" || v == "true" || v == "yes") return *out = true, STF_SUCCESS;
+  if (v == "0" || v == "false" || v == "no") return *out = false, STF_SUCCESS;
+  return set_error(STF_ERR_OPTION, "-%s expects 0 or 1, got '%s'", name, v.c_str());
+}
+
+int set_one(const std::string &name, const std::string &value, Options *o) {
+  if (name == "stf_type") {
+    if (value != "basic")
+      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: basic)", value.c_str());
+    o->type = value;
+  } else if (name == "stf_twosided") {
+    if (value == "nbx") o->twosided = TwoSided::nbx;
+    else if (value == "allreduce") o->twosided = TwoSided::allreduce;
+    else return set_error(STF_ERR_OPTION, "-stf_twosided '%s' unknown (nbx|allreduce)", value.c_str());
+  } else if (name == "stf_validate") {
+    return parse_bool("stf_validate", value, &o->validate);
+  } else {
+    return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
+  }
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+int parse_options(const char *text, Options *opts) {
+  if (!text) return STF_SUCCESS;
+  Options o = *opts;
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    if (word.size() < 2 || word[0] != '-')
+      return set_error(STF_ERR_OPTION, "expected an option such as -stf_type, got '%s'", word.c_str());
+    std::string value;
+    if (!(in >> value)) return set_error(STF_ERR_OPTION, "option %s needs a value", word.c_str());
+    STF_CHECK(set_one(word.substr(1), value, &o));
+  }
+  *opts = o;
+  return STF_SUCCESS;
+}
+
+int default_options(Options *out) {
+  Options o;
+  for (const OptionSpec &s : specs) {
+    const char *v = std::getenv(s.env);
+    if (v && *v) {
+      int rc = set_one(s.name, v, &o);
+      if (rc) return set_error(rc, "environment %s=%s: %s", s.env, v, stf_last_error_message());
+    }
+  }
+  std::lock_guard<std::mutex> lock(global_mutex);
+  STF_CHECK(parse_options(global_string.c_str(), &o));
+  *out = o;
+  return STF_SUCCESS;
+}
+
+const char *twosided_name(TwoSided t) { return t == TwoSided::nbx ? "nbx" : "allreduce"; }
+
+}  // namespace stf
+
+extern "C" int stf_set_options(const char *options) {
+  stf::Options probe;
+  STF_CHECK(stf::parse_options(options, &probe));  // reject bad strings before keeping them
+  std::lock_guard<std::mutex> lock(stf::global_mutex);
+  if (options) stf::global_string += std::string(" ") + options;
+  return STF_SUCCESS;
+}
+
+extern "C" const char *stf_options_help(void) {
+  static const std::string text = [] {
+    std::ostringstream s;
+    s << "starforest options (options string / environment variable):\n";
+    for (const stf::OptionSpec &o : stf::specs)
+      s << "  -" << o.name << " <" << o.values << ">  (" << o.env << ")\n      " << o.help << "\n";
+    return s.str();
+  }();
+  return text.c_str();
+}

@@ -1,0 +1,24 @@
+// Library options: defaults, STF_* environment variables, options strings.
+#pragma once
+
+#include <string>
+
+namespace stf {
+
+enum class TwoSided { nbx, allreduce };
+
+struct Options {
+  std::string type = "basic";         // transport
+  TwoSided twosided = TwoSided::nbx;  // discovery algorithm at set-up
+  bool validate = false;              // collective root-offset check at set-up
+};
+
+// Defaults for new SFs: built-in values, then STF_* variables, then the
+// string given to stf_set_options().
+int default_options(Options *out);
+// Apply an options string ("-stf_type basic ...") on top of *opts; *opts is
+// unchanged on error.
+int parse_options(const char *text, Options *opts);
+const char *twosided_name(TwoSided t);
+
+}  // namespace stf

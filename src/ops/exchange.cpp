@@ -1,0 +1,229 @@
+// bcast, reduce and fetch-and-op: pack what the plan says, let the transport
+// move it, unpack; the self part is a local scatter done while messages fly.
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/exchange.h"
+#include "plan/plan.h"
+
+namespace stf {
+
+const char *op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::bcast: return "bcast";
+    case OpKind::reduce: return "reduce";
+    case OpKind::fetch_and_op: return "fetch_and_op";
+    case OpKind::degree: return "compute_degree";
+    case OpKind::gather: return "gather";
+    case OpKind::scatter: return "scatter";
+  }
+  return "?";
+}
+
+void free_requests(stf_sf sf) {
+  for (stf_request r : sf->pool) delete r;
+  sf->pool.clear();
+}
+
+int acquire_request(stf_sf owner, stf_sf sf, OpKind kind, std::size_t unit_bytes, stf_request *out) {
+  stf_request pick = nullptr;
+  // Prefer a slot last used with the same unit size: its cached requests fit.
+  for (stf_request r : sf->pool)
+    if (!r->busy && (!pick || (r->last_bytes == unit_bytes && pick->last_bytes != unit_bytes))) pick = r;
+  if (!pick) {
+    pick = new (std::nothrow) stf_request_s;
+    if (!pick) return set_error(STF_ERR_MEMORY, "cannot allocate a request");
+    sf->pool.push_back(pick);
+  }
+  pick->busy = true;
+  pick->owner = owner;
+  pick->sf = sf;
+  pick->kind = kind;
+  pick->last_bytes = unit_bytes;
+  owner->pending++;
+  *out = pick;
+  return STF_SUCCESS;
+}
+
+void release_request(stf_request r) {
+  r->busy = false;
+  r->owner->pending--;
+}
+
+int take_request(stf_sf owner, stf_request *req, OpKind kind, stf_request *out) {
+  STF_CHECK(check_sf(owner));
+  if (!req) return set_error(STF_ERR_NULL, "request pointer is NULL");
+  stf_request r = *req;
+  if (!r) return set_error(STF_ERR_REQUEST, "%s_end without a matching begin (request is NULL)", op_kind_name(kind));
+  if (!r->busy || r->owner != owner)
+    return set_error(STF_ERR_REQUEST, "%s_end: the request does not belong to this SF or has already ended",
+                     op_kind_name(kind));
+  if (r->kind != kind)
+    return set_error(STF_ERR_REQUEST, "%s_end called on a request begun by %s_begin", op_kind_name(kind),
+                     op_kind_name(r->kind));
+  *out = r;
+  return STF_SUCCESS;
+}
+
+namespace {
+
+char *at(void *base, stf_int offset, std::size_t bytes) {
+  return static_cast<char *>(base) + static_cast<std::size_t>(offset) * bytes;
+}
+const char *at(const void *base, stf_int offset, std::size_t bytes) {
+  return static_cast<const char *>(base) + static_cast<std::size_t>(offset) * bytes;
+}
+
+// Messages are sent straight from user memory when their slots are contiguous.
+bool direct_ok(const Unit &u, const IndexList &l) { return !u.opaque() && !l.idx; }
+
+void grow(std::vector<char> *buf, std::size_t bytes) {
+  if (buf->size() < bytes) buf->resize(bytes);
+}
+
+// Point each receiving peer either at user memory (direct) or at its slice of buf.
+// Direct receives overwrite, so they need a REPLACE unpack.
+void prepare_recv(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct_flags,
+                  bool replace, void *user, std::vector<char> *buf) {
+  const Unit &u = *r->unit;
+  grow(buf, static_cast<std::size_t>(m.idx.size()) * u.packed_bytes);
+  r->recv_ptrs.resize(m.count());
+  r->recv_direct.assign(m.count(), 0);
+  for (int k = 0; k < m.count(); k++) {
+    bool direct = replace && direct_ok(u, lists[k]) && (!direct_flags || direct_flags[k]);
+    r->recv_direct[k] = direct;
+    r->recv_ptrs[k] = direct ? at(user, lists[k].start, u.extent) : at(buf->data(), m.offset[k], u.packed_bytes);
+  }
+}
+
+// Pack each sending peer's units into buf, or send from user memory.
+void prepare_send(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const void *user,
+                  std::vector<char> *buf, bool allow_direct) {
+  const Unit &u = *r->unit;
+  grow(buf, static_cast<std::size_t>(m.idx.size()) * u.packed_bytes);
+  r->send_ptrs.resize(m.count());
+  for (int k = 0; k < m.count(); k++) {
+    if (allow_direct && direct_ok(u, lists[k])) {
+      r->send_ptrs[k] = at(user, lists[k].start, u.extent);
+    } else {
+      char *slice = at(buf->data(), m.offset[k], u.packed_bytes);
+      r->kernels->pack(u, lists[k], user, slice);
+      r->send_ptrs[k] = slice;
+    }
+  }
+}
+
+void unpack_received(stf_request r, const Messages &m, const std::vector<IndexList> &lists, std::vector<char> &buf,
+                     void *user) {
+  for (int k = 0; k < m.count(); k++)
+    if (!r->recv_direct[k])
+      r->kernels->unpack(*r->unit, lists[k], at(buf.data(), m.offset[k], r->unit->packed_bytes), user, r->op);
+}
+
+}  // namespace
+
+int resolve_unit(MPI_Datatype type, MPI_Op op, const Unit **unit, const Kernels **kernels, const Kernels **copy) {
+  STF_CHECK(decode_unit(type, unit));
+  STF_CHECK(get_kernels(**unit, op, kernels));
+  return get_kernels(**unit, MPI_REPLACE, copy);
+}
+
+int check_data(stf_sf sf, stf_int nroots_needed, const void *rootdata, const void *leafdata, const char *what) {
+  if (nroots_needed > 0 && !rootdata) return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", what, nroots_needed);
+  if (sf->nleaves > 0 && !leafdata) return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", what, sf->nleaves);
+  return STF_SUCCESS;
+}
+
+int bcast_begin(stf_request r) {
+  const Plan &p = *r->sf->plan;
+  Transport &t = *r->sf->transport;
+  const std::size_t pb = r->unit->packed_bytes;
+  prepare_recv(r, p.leaf, p.leaf_lists, nullptr, r->op == MPI_REPLACE, r->dst, &r->leafbuf);
+  STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, tag_root_to_leaf, pb, r->recv_ptrs.data()));
+  prepare_send(r, p.root, p.root_lists, r->src, &r->rootbuf, true);
+  STF_CHECK(t.post_send(r->to_leaf, Direction::root_to_leaf, tag_root_to_leaf, pb, r->send_ptrs.data()));
+  r->kernels->scatter(*r->unit, p.self_root, r->src, p.self_leaf, r->dst, r->op);
+  return STF_SUCCESS;
+}
+
+int bcast_end(stf_request r) {
+  const Plan &p = *r->sf->plan;
+  STF_CHECK(r->sf->transport->wait_recv(r->to_leaf));
+  unpack_received(r, p.leaf, p.leaf_lists, r->leafbuf, r->dst);
+  return r->sf->transport->wait_send(r->to_leaf);
+}
+
+int reduce_begin(stf_request r) {
+  const Plan &p = *r->sf->plan;
+  Transport &t = *r->sf->transport;
+  const std::size_t pb = r->unit->packed_bytes;
+  prepare_recv(r, p.root, p.root_lists, p.root_recv_direct.data(), r->op == MPI_REPLACE, r->dst, &r->rootbuf);
+  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->recv_ptrs.data()));
+  prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf, true);
+  STF_CHECK(t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data()));
+  r->kernels->scatter(*r->unit, p.self_leaf, r->src, p.self_root, r->dst, r->op);
+  return STF_SUCCESS;
+}
+
+int reduce_end(stf_request r) {
+  const Plan &p = *r->sf->plan;
+  STF_CHECK(r->sf->transport->wait_recv(r->to_root));
+  unpack_received(r, p.root, p.root_lists, r->rootbuf, r->dst);
+  return r->sf->transport->wait_send(r->to_root);
+}
+
+// Fetch-and-op: contributions travel leaf -> root in begin; in end the root
+// applies them in (leaf rank, leaf slot) order, keeping each old value, and
+// sends the old values back.
+int fetch_begin(stf_request r) {
+  stf_sf sf = r->sf;
+  const Plan &p = *sf->plan;
+  Transport &t = *sf->transport;
+  const std::size_t pb = r->unit->packed_bytes;
+  r->fetch_tag = tag_fetch_first + static_cast<int>(sf->fetch_sequence++ % tag_fetch_count);
+
+  grow(&r->rootbuf, p.root.idx.size() * pb);
+  r->recv_ptrs.resize(p.root.count());
+  for (int k = 0; k < p.root.count(); k++) r->recv_ptrs[k] = at(r->rootbuf.data(), p.root.offset[k], pb);
+  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->recv_ptrs.data()));
+
+  // Old values come back into leafupdate directly where its slots are contiguous.
+  prepare_recv(r, p.leaf, p.leaf_lists, nullptr, true, r->update, &r->returnbuf);
+  STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->recv_ptrs.data()));
+
+  prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf, true);
+  return t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data());
+}
+
+int fetch_end(stf_request r) {
+  stf_sf sf = r->sf;
+  const Plan &p = *sf->plan;
+  Transport &t = *sf->transport;
+  const Unit &u = *r->unit;
+  const std::size_t pb = u.packed_bytes;
+  STF_CHECK(t.wait_recv(r->to_root));
+
+  auto apply_self = [&] {
+    grow(&r->selfbuf, static_cast<std::size_t>(p.self_leaf.n) * pb);
+    r->kernels->pack(u, p.self_leaf, r->src, r->selfbuf.data());
+    r->kernels->fetch_and_op(u, p.self_root, r->dst, r->selfbuf.data(), r->op);
+    r->copy->unpack(u, p.self_leaf, r->selfbuf.data(), r->update, MPI_REPLACE);
+  };
+  for (int k = 0; k <= p.root.count(); k++) {
+    if (k == p.self_position) apply_self();
+    if (k < p.root.count())
+      r->kernels->fetch_and_op(u, p.root_lists[k], r->dst, at(r->rootbuf.data(), p.root.offset[k], pb), r->op);
+  }
+
+  r->send_ptrs.resize(p.root.count());
+  for (int k = 0; k < p.root.count(); k++) r->send_ptrs[k] = at(r->rootbuf.data(), p.root.offset[k], pb);
+  STF_CHECK(t.post_send(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->send_ptrs.data()));
+  STF_CHECK(t.wait_recv(r->to_leaf));
+  for (int k = 0; k < p.leaf.count(); k++)
+    if (!r->recv_direct[k])
+      r->copy->unpack(u, p.leaf_lists[k], at(r->returnbuf.data(), p.leaf.offset[k], pb), r->update, MPI_REPLACE);
+  STF_CHECK(t.wait_send(r->to_leaf));
+  return t.wait_send(r->to_root);
+}
+
+}  // namespace stf

@@ -1,0 +1,25 @@
+// Internal entry points of the ops layer, shared by the public API file.
+#pragma once
+
+#include "ops/request.h"
+
+namespace stf {
+
+// Take a pooled request slot of sf for an operation called on owner.
+int acquire_request(stf_sf owner, stf_sf sf, OpKind kind, std::size_t unit_bytes, stf_request *out);
+void release_request(stf_request r);
+// Check that *req is an active request of owner begun by kind.
+int take_request(stf_sf owner, stf_request *req, OpKind kind, stf_request *out);
+
+int resolve_unit(MPI_Datatype type, MPI_Op op, const Unit **unit, const Kernels **kernels, const Kernels **copy);
+// NULL data is an error only where this rank has roots (leaves) to touch.
+int check_data(stf_sf sf, stf_int nroots_needed, const void *rootdata, const void *leafdata, const char *what);
+
+int bcast_begin(stf_request r);
+int bcast_end(stf_request r);
+int reduce_begin(stf_request r);
+int reduce_end(stf_request r);
+int fetch_begin(stf_request r);
+int fetch_end(stf_request r);
+
+}  // namespace stf

@@ -1,0 +1,122 @@
+#include "plan/plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.h"
+#include "graph/sf.h"
+#include "transport/transport.h"
+
+namespace stf {
+
+IndexList make_index_list(const stf_int *idx, stf_int n) {
+  IndexList l;
+  l.n = n;
+  l.start = n > 0 ? idx[0] : 0;
+  for (stf_int i = 1; i < n; i++)
+    if (idx[i] != l.start + i) {
+      l.idx = idx;
+      return l;
+    }
+  return l;
+}
+
+namespace {
+
+// Sort leaves by (root rank, leaf slot): the order in which messages are
+// packed, and the order fetch-and-op contributions are applied at the root.
+void group_leaves(stf_sf sf, Plan *plan, Messages *wanted) {
+  std::vector<stf_int> order(sf->nleaves);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [sf](stf_int a, stf_int b) {
+    int ra = sf->iremote[a].rank, rb = sf->iremote[b].rank;
+    return ra != rb ? ra < rb : sf->leaf_at(a) < sf->leaf_at(b);
+  });
+  for (stf_int i : order) {
+    int r = sf->iremote[i].rank;
+    if (r == sf->rank) {
+      plan->self_leaf_idx.push_back(sf->leaf_at(i));
+      plan->self_root_idx.push_back(sf->iremote[i].index);
+      continue;
+    }
+    if (plan->leaf.ranks.empty() || plan->leaf.ranks.back() != r) {
+      plan->leaf.ranks.push_back(r);
+      plan->leaf.offset.push_back(plan->leaf.offset.back());
+      wanted->ranks.push_back(r);
+      wanted->offset.push_back(wanted->offset.back());
+    }
+    plan->leaf.idx.push_back(sf->leaf_at(i));
+    plan->leaf.offset.back()++;
+    wanted->idx.push_back(sf->iremote[i].index);
+    wanted->offset.back()++;
+  }
+}
+
+// Root offsets asked for must exist. Always checked locally (so a bad graph
+// never corrupts memory); with -stf_validate the verdict is made collective.
+int check_root_offsets(stf_sf sf, const Plan &plan) {
+  int bad = -1, badrank = -1;
+  for (int k = 0; k < plan.root.count() && bad < 0; k++)
+    for (stf_int j = plan.root.offset[k]; j < plan.root.offset[k + 1]; j++)
+      if (plan.root.idx[j] >= sf->nroots) {
+        bad = plan.root.idx[j], badrank = plan.root.ranks[k];
+        break;
+      }
+  for (stf_int r : plan.self_root_idx)
+    if (r >= sf->nroots && bad < 0) bad = r, badrank = sf->rank;
+  int local = bad >= 0, any = local;
+  if (sf->opts.validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, sf->comm));
+  if (local)
+    return set_error(STF_ERR_OFFSET, "rank %d has a leaf on root %d of rank %d, which owns only %d roots",
+                     badrank, bad, sf->rank, sf->nroots);
+  if (any) return set_error(STF_ERR_OFFSET, "another rank's graph has a root offset past its owner's nroots");
+  return STF_SUCCESS;
+}
+
+void classify(Plan *plan, stf_int nroots) {
+  auto lists = [](const Messages &m, std::vector<IndexList> *out) {
+    for (int k = 0; k < m.count(); k++) out->push_back(make_index_list(m.idx.data() + m.offset[k], m.size(k)));
+  };
+  lists(plan->leaf, &plan->leaf_lists);
+  lists(plan->root, &plan->root_lists);
+  plan->self_root = make_index_list(plan->self_root_idx.data(), static_cast<stf_int>(plan->self_root_idx.size()));
+  plan->self_leaf = make_index_list(plan->self_leaf_idx.data(), static_cast<stf_int>(plan->self_leaf_idx.size()));
+
+  std::vector<stf_int> edges(nroots, 0);
+  for (stf_int r : plan->root.idx) edges[r]++;
+  for (stf_int r : plan->self_root_idx) edges[r]++;
+  for (const IndexList &l : plan->root_lists) {
+    bool direct = !l.idx;
+    for (stf_int i = 0; direct && i < l.n; i++) direct = edges[l.at(i)] == 1;
+    plan->root_recv_direct.push_back(direct);
+  }
+}
+
+}  // namespace
+
+int build_plan(stf_sf sf, Plan *plan) {
+  Messages wanted;
+  group_leaves(sf, plan, &wanted);
+  STF_CHECK(discover(sf->comm, sf->opts.twosided, wanted, &plan->root));
+  STF_CHECK(check_root_offsets(sf, *plan));
+  classify(plan, sf->nroots);
+  plan->self_position = static_cast<int>(
+      std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), sf->rank) - plan->root.ranks.begin());
+  return STF_SUCCESS;
+}
+
+int ensure_setup(stf_sf sf) {
+  STF_CHECK(check_graph(sf));
+  if (sf->plan) return STF_SUCCESS;
+  auto plan = std::make_unique<Plan>();
+  STF_CHECK(build_plan(sf, plan.get()));
+  std::unique_ptr<Transport> transport;
+  STF_CHECK(create_transport(sf, *plan, &transport));
+  sf->plan = std::move(plan);
+  sf->transport = std::move(transport);
+  return STF_SUCCESS;
+}
+
+}  // namespace stf
+
+extern "C" int stf_setup(stf_sf sf) { return stf::ensure_setup(sf); }

@@ -1,0 +1,36 @@
+// The communication plan of an SF, computed once at set-up: which ranks
+// exchange how many units, which local slots each message touches, and the
+// self part that never goes through MPI.
+#pragma once
+
+#include <vector>
+
+#include "graph/discovery.h"
+#include "kernels/kernels.h"
+
+namespace stf {
+
+struct Plan {
+  // Leaf side: per root-owning rank, my leaf slots, ascending.
+  Messages leaf;
+  // Root side: per leaf-owning rank, my root offsets in that rank's leaf order.
+  Messages root;
+  // The same index sets as IndexList: contiguous ones carry no array.
+  std::vector<IndexList> leaf_lists, root_lists;
+  // Root-side message k may be received straight into the user's root array
+  // (REPLACE): it is contiguous and no other edge touches its roots.
+  std::vector<char> root_recv_direct;
+  // Self part: edges whose root is on this rank, in ascending leaf slot order.
+  std::vector<stf_int> self_root_idx, self_leaf_idx;
+  IndexList self_root, self_leaf;
+  // Position of this rank among the root-side peers (for rank-ordered fetch-and-op).
+  int self_position = 0;
+};
+
+// Collective: discover the reverse direction and build the plan.
+int build_plan(stf_sf sf, Plan *plan);
+
+// An IndexList over idx[0..n), without the array when it is contiguous.
+IndexList make_index_list(const stf_int *idx, stf_int n);
+
+}  // namespace stf

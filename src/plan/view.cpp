@@ -1,0 +1,67 @@
+// stf_view: every rank describes its graph and plan; rank 0 prints them all.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "graph/sf.h"
+#include "plan/plan.h"
+#include "transport/transport.h"
+
+namespace stf {
+namespace {
+
+void describe_messages(std::ostringstream &s, const char *title, const Messages &m,
+                       const std::vector<IndexList> &lists) {
+  stf_int total = m.offset.back();
+  s << "  " << title << ": " << m.count() << " peer(s), " << total << " unit(s)\n";
+  for (int k = 0; k < m.count(); k++)
+    s << "    rank " << m.ranks[k] << ": " << m.size(k) << " unit(s), "
+      << (lists[k].idx ? "indexed" : "contiguous") << "\n";
+}
+
+std::string describe(stf_sf sf) {
+  std::ostringstream s;
+  s << "[rank " << sf->rank << "] ";
+  if (!sf->has_graph) {
+    s << "no graph\n";
+    return s.str();
+  }
+  s << sf->nroots << " root(s), " << sf->nleaves << " leaf(ves) in slots [" << sf->minleaf << ", " << sf->maxleaf
+    << "]" << (sf->ilocal ? "" : " (contiguous)") << "\n";
+  if (!sf->plan) {
+    s << "  not set up\n";
+    return s.str();
+  }
+  const Plan &p = *sf->plan;
+  describe_messages(s, "roots -> leaves, sent to (bcast)", p.root, p.root_lists);
+  describe_messages(s, "roots -> leaves, received from (bcast)", p.leaf, p.leaf_lists);
+  s << "  self: " << p.self_leaf.n << " edge(s), roots " << (p.self_root.idx ? "indexed" : "contiguous")
+    << ", leaves " << (p.self_leaf.idx ? "indexed" : "contiguous") << "\n";
+  return s.str();
+}
+
+}  // namespace
+}  // namespace stf
+
+extern "C" int stf_view(stf_sf sf, FILE *out) {
+  STF_CHECK(stf::check_sf(sf));
+  if (!out) out = stdout;
+  std::string mine = stf::describe(sf);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(sf->rank == 0 ? sf->size : 0), displs;
+  STF_MPI(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, sf->comm));
+  std::string all;
+  if (sf->rank == 0) {
+    displs.assign(sf->size, 0);
+    for (int r = 1; r < sf->size; r++) displs[r] = displs[r - 1] + lens[r - 1];
+    all.resize(displs.back() + lens.back());
+  }
+  STF_MPI(MPI_Gatherv(mine.data(), len, MPI_CHAR, &all[0], lens.data(), displs.data(), MPI_CHAR, 0, sf->comm));
+  if (sf->rank == 0) {
+    std::fprintf(out, "star forest on %d rank(s), transport %s, two-sided discovery %s\n%s", sf->size,
+                 sf->opts.type.c_str(), stf::twosided_name(sf->opts.twosided), all.c_str());
+    std::fflush(out);
+  }
+  return STF_SUCCESS;
+}

@@ -1,0 +1,561 @@
+// Kernel layer: datatype decoding and the pack/unpack/scatter/fetch kernels,
+// checked against MPI_Reduce_local as the oracle.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "kernels/ops.h"
+
+namespace stf {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+const Unit *decode(MPI_Datatype t) {
+  const Unit *u = nullptr;
+  EXPECT_EQ(decode_unit(t, &u), STF_SUCCESS) << stf_last_error_message();
+  return u;
+}
+const Kernels *kernels_for(const Unit &u, MPI_Op op) {
+  const Kernels *k = nullptr;
+  EXPECT_EQ(get_kernels(u, op, &k), STF_SUCCESS) << stf_last_error_message();
+  return k;
+}
+MPI_Datatype committed(MPI_Datatype t) {
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// ---- decoding ---------------------------------------------------------------
+
+TEST(DecodeUnit, EveryBuiltin) {
+#define CHECK_BUILTIN(name, ctype, handle, kind)        \
+  {                                                     \
+    SCOPED_TRACE(#handle);                              \
+    const Unit *u = decode(handle);                     \
+    ASSERT_NE(u, nullptr);                              \
+    EXPECT_EQ(u->type, handle);                         \
+    EXPECT_EQ(u->base, kBase_##name);                   \
+    EXPECT_EQ(u->count, 1);                             \
+    EXPECT_EQ(u->extent, sizeof(ctype));                \
+    EXPECT_EQ(u->packed_bytes, sizeof(ctype));          \
+  }
+  STF_BASE_TYPES(CHECK_BUILTIN)
+#undef CHECK_BUILTIN
+  // Aliases decode like the type they alias.
+  EXPECT_EQ(decode(MPI_LONG_LONG_INT)->base, kBase_LONG_LONG);
+  EXPECT_EQ(decode(MPI_C_COMPLEX)->base, kBase_C_FLOAT_COMPLEX);
+}
+
+TEST(DecodeUnit, OtherNamedTypesAreOpaque) {
+  for (MPI_Datatype t : {MPI_PACKED, MPI_CXX_BOOL, MPI_CXX_DOUBLE_COMPLEX, MPI_INTEGER, MPI_REAL8}) {
+    int size = 0;
+    MPI_Type_size(t, &size);
+    const Unit *u = nullptr;
+    if (size == 0) {
+      EXPECT_EQ(decode_unit(t, &u), STF_ERR_TYPE);
+      continue;
+    }
+    ASSERT_EQ(decode_unit(t, &u), STF_SUCCESS) << stf_last_error_message();
+    EXPECT_TRUE(u->opaque());
+    EXPECT_GE(u->packed_bytes, static_cast<std::size_t>(size));
+    const Unit *again = nullptr;
+    ASSERT_EQ(decode_unit(t, &again), STF_SUCCESS);
+    EXPECT_EQ(u, again);
+  }
+}
+
+TEST(DecodeUnit, DenseDerivedTypes) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &t);
+  t = committed(t);
+  const Unit *u = decode(t);
+  EXPECT_EQ(u->base, decode(MPI_DOUBLE)->base);
+  EXPECT_EQ(u->count, 3);
+  EXPECT_EQ(u->extent, 24u);
+  EXPECT_EQ(u->packed_bytes, 24u);
+  MPI_Type_free(&t);
+
+  // Pairs have trailing padding: true extent < extent. Still an array of pairs.
+  MPI_Type_contiguous(4, MPI_DOUBLE_INT, &t);
+  t = committed(t);
+  u = decode(t);
+  EXPECT_EQ(u->base, kBase_DOUBLE_INT);
+  EXPECT_EQ(u->count, 4);
+  MPI_Type_free(&t);
+
+  // A vector without gaps is dense too; nested derived types are walked.
+  MPI_Datatype inner;
+  MPI_Type_contiguous(2, MPI_INT, &inner);
+  MPI_Type_vector(3, 1, 1, inner, &t);
+  t = committed(t);
+  u = decode(t);
+  EXPECT_EQ(u->base, kBase_INT);
+  EXPECT_EQ(u->count, 6);
+  MPI_Type_free(&t);
+  MPI_Type_free(&inner);
+}
+
+TEST(DecodeUnit, OpaqueDerivedTypes) {
+  MPI_Datatype vec, st, rs, perm, overlap;
+  MPI_Type_vector(3, 1, 2, MPI_INT, &vec);  // gaps between the ints
+  vec = committed(vec);
+  int blocks[2] = {1, 1};
+  MPI_Aint displs[2] = {0, 8};
+  MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Type_create_struct(2, blocks, displs, types, &st);
+  st = committed(st);
+  MPI_Type_create_resized(MPI_INT, 0, 8, &rs);
+  rs = committed(rs);
+  int pd[2] = {1, 0};  // right sizes and bounds, but permuted
+  MPI_Type_create_indexed_block(2, 1, pd, MPI_INT, &perm);
+  perm = committed(perm);
+  int od[3] = {0, 0, 2};  // overlapping element and a hole
+  MPI_Type_create_indexed_block(3, 1, od, MPI_INT, &overlap);
+  overlap = committed(overlap);
+
+  const Unit *u = decode(vec);
+  EXPECT_TRUE(u->opaque());
+  EXPECT_EQ(u->extent, 20u);
+  int packed = 0;
+  MPI_Pack_size(1, vec, MPI_COMM_SELF, &packed);
+  EXPECT_EQ(u->packed_bytes, static_cast<std::size_t>(packed));
+  EXPECT_TRUE(decode(st)->opaque());
+  EXPECT_TRUE(decode(rs)->opaque());
+  EXPECT_EQ(decode(rs)->extent, 8u);
+  EXPECT_TRUE(decode(perm)->opaque());
+  EXPECT_TRUE(decode(overlap)->opaque());
+  for (MPI_Datatype *t : {&vec, &st, &rs, &perm, &overlap}) MPI_Type_free(t);
+}
+
+TEST(DecodeUnit, CachedPerType) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(3, MPI_FLOAT, &t);
+  t = committed(t);
+  const Unit *a = decode(t), *b = decode(t);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a->count, 3);
+  MPI_Type_free(&t);
+  // The handle may well be reused; the new type must not see the old Unit.
+  for (int n = 5; n < 8; ++n) {
+    MPI_Type_contiguous(n, MPI_SHORT, &t);
+    t = committed(t);
+    const Unit *c = decode(t);
+    EXPECT_EQ(c->base, kBase_SHORT);
+    EXPECT_EQ(c->count, n);
+    EXPECT_EQ(c->extent, n * sizeof(short));
+    MPI_Type_free(&t);
+  }
+  // Builtins come from the table: stable pointers.
+  EXPECT_EQ(decode(MPI_INT), decode(MPI_INT));
+}
+
+TEST(DecodeUnit, Errors) {
+  const Unit *u = nullptr;
+  EXPECT_EQ(decode_unit(MPI_DATATYPE_NULL, &u), STF_ERR_TYPE);
+  EXPECT_NE(std::string(stf_last_error_message()).find("MPI_DATATYPE_NULL"), std::string::npos);
+  EXPECT_EQ(decode_unit(MPI_INT, nullptr), STF_ERR_NULL);
+
+  MPI_Datatype zero, neg, uncommitted;
+  MPI_Type_contiguous(0, MPI_INT, &zero);
+  zero = committed(zero);
+  EXPECT_EQ(decode_unit(zero, &u), STF_ERR_TYPE);
+  MPI_Type_create_resized(MPI_INT, -4, 8, &neg);
+  neg = committed(neg);
+  EXPECT_EQ(decode_unit(neg, &u), STF_ERR_TYPE);
+  // Open MPI reports an uncommitted type; other MPIs may decode it. Either way no crash.
+  MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+  int rc = decode_unit(uncommitted, &u);
+  EXPECT_TRUE(rc == STF_SUCCESS || rc == STF_ERR_TYPE);
+  for (MPI_Datatype *t : {&zero, &neg, &uncommitted}) MPI_Type_free(t);
+}
+
+// ---- builtin (type, op) combinations against MPI_Reduce_local ----------------
+
+struct OpCase {
+  MPI_Op op;
+  const char *name;
+};
+const OpCase kOps[] = {{MPI_SUM, "SUM"},   {MPI_PROD, "PROD"},     {MPI_MAX, "MAX"},       {MPI_MIN, "MIN"},
+                       {MPI_LAND, "LAND"}, {MPI_LOR, "LOR"},       {MPI_LXOR, "LXOR"},     {MPI_BAND, "BAND"},
+                       {MPI_BOR, "BOR"},   {MPI_BXOR, "BXOR"},     {MPI_MAXLOC, "MAXLOC"}, {MPI_MINLOC, "MINLOC"},
+                       {MPI_REPLACE, "REPLACE"}, {MPI_NO_OP, "NO_OP"}};
+
+// MPI-3.1 5.9.2, written out independently of the implementation's table.
+bool mpi_defines(BaseKind kind, MPI_Op op) {
+  if (op == MPI_REPLACE || op == MPI_NO_OP) return true;
+  if (op == MPI_SUM || op == MPI_PROD) return kind == kInteger || kind == kFloat || kind == kComplex;
+  if (op == MPI_MAX || op == MPI_MIN) return kind == kInteger || kind == kFloat;
+  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return kind == kInteger || kind == kBool;
+  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) return kind == kInteger || kind == kByte;
+  return kind == kPair;  // MAXLOC, MINLOC
+}
+
+// Small values so integer products never overflow (at most two factors meet
+// in one target) and float sums and products are exact. Fields are set one by
+// one so padding stays zero and results compare bytewise.
+template <class T>
+struct Gen {
+  static void set(T *p, BaseKind kind, std::mt19937 &rng) {
+    if constexpr (std::is_same<T, bool>::value) {
+      *p = rng() % 2;
+    } else if constexpr (std::is_floating_point<T>::value) {
+      *p = static_cast<T>(static_cast<int>(rng() % 13) - 6);
+    } else if (kind == kByte || kind == kText) {
+      *p = static_cast<T>(rng() % 120);
+    } else if (std::is_signed<T>::value) {
+      *p = static_cast<T>(static_cast<int>(rng() % 7) - 3);  // includes 0 for the logical ops
+    } else {
+      *p = static_cast<T>(rng() % 6);
+    }
+  }
+};
+template <class F>
+struct Gen<std::complex<F>> {
+  static void set(std::complex<F> *p, BaseKind, std::mt19937 &rng) {
+    F *f = reinterpret_cast<F *>(p);
+    f[0] = static_cast<F>(static_cast<int>(rng() % 7) - 3);
+    f[1] = static_cast<F>(static_cast<int>(rng() % 7) - 3);
+  }
+};
+template <class V>
+struct Gen<ValIdx<V>> {
+  static void set(ValIdx<V> *p, BaseKind, std::mt19937 &rng) {
+    p->v = static_cast<V>(rng() % 4);  // frequent ties exercise the index rule
+    p->i = static_cast<int>(rng() % 10);
+  }
+};
+
+template <class T>
+Bytes random_units(std::size_t units, int count, BaseKind kind, std::mt19937 &rng) {
+  Bytes b(units * count * sizeof(T), 0);
+  T *p = reinterpret_cast<T *>(b.data());
+  for (std::size_t e = 0; e < units * count; ++e) Gen<T>::set(p + e, kind, rng);
+  return b;
+}
+
+// Reference: target = contribution op target, one unit at a time.
+void oracle_apply(const Unit &u, MPI_Datatype elem, MPI_Op op, const unsigned char *in, unsigned char *inout) {
+  if (op == MPI_NO_OP) return;
+  if (op == MPI_REPLACE) {
+    std::memcpy(inout, in, u.extent);
+    return;
+  }
+  ASSERT_EQ(MPI_Reduce_local(in, inout, u.count, elem, op), MPI_SUCCESS);
+}
+
+template <class T>
+void check_combination(const Unit &u, MPI_Datatype elem, BaseKind kind, MPI_Op op, std::mt19937 &rng) {
+  const Kernels *k = kernels_for(u, op);
+  ASSERT_NE(k, nullptr);
+  const std::size_t ext = u.extent;
+  // 12 contributions into 10 targets: two targets are hit twice (in
+  // increasing i), the rest at most once.
+  const std::vector<stf_int> idx = {3, 0, 7, 3, 9, 1, 5, 8, 2, 6, 4, 5};
+  const IndexList il{static_cast<stf_int>(idx.size()), 0, idx.data()};
+  const std::size_t n = idx.size();
+
+  const Bytes data = random_units<T>(10, u.count, kind, rng);
+  const Bytes buf = random_units<T>(n, u.count, kind, rng);
+
+  // pack: plain gather of unit images.
+  Bytes packed(n * ext);
+  k->pack(u, il, data.data(), packed.data());
+  for (std::size_t i = 0; i < n; ++i)
+    EXPECT_EQ(std::memcmp(&packed[i * ext], &data[idx[i] * ext], ext), 0) << "pack unit " << i;
+
+  // unpack
+  Bytes mine = data, ref = data;
+  k->unpack(u, il, buf.data(), mine.data(), op);
+  for (std::size_t i = 0; i < n; ++i) oracle_apply(u, elem, op, &buf[i * ext], &ref[idx[i] * ext]);
+  EXPECT_EQ(mine, ref) << "unpack";
+
+  // scatter: source units picked with repeats from a separate array.
+  const std::vector<stf_int> sidx = {0, 4, 4, 1, 11, 2, 7, 3, 3, 9, 10, 5};
+  const IndexList sl{static_cast<stf_int>(sidx.size()), 0, sidx.data()};
+  const Bytes src = random_units<T>(12, u.count, kind, rng);
+  mine = data;
+  ref = data;
+  k->scatter(u, sl, src.data(), il, mine.data(), op);
+  for (std::size_t i = 0; i < n; ++i) oracle_apply(u, elem, op, &src[sidx[i] * ext], &ref[idx[i] * ext]);
+  EXPECT_EQ(mine, ref) << "scatter";
+
+  // fetch_and_op: buf receives the value before each contribution.
+  mine = data;
+  ref = data;
+  Bytes mybuf = buf, refbuf = buf;
+  k->fetch_and_op(u, il, mine.data(), mybuf.data(), op);
+  std::vector<unsigned char> old(ext);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::memcpy(old.data(), &ref[idx[i] * ext], ext);
+    oracle_apply(u, elem, op, &refbuf[i * ext], &ref[idx[i] * ext]);
+    std::memcpy(&refbuf[i * ext], old.data(), ext);
+  }
+  EXPECT_EQ(mine, ref) << "fetch_and_op data";
+  EXPECT_EQ(mybuf, refbuf) << "fetch_and_op fetched";
+}
+
+template <class T>
+void check_type(MPI_Datatype type, const char *name, BaseKind kind) {
+  std::mt19937 rng(12345);
+  MPI_Datatype contig;
+  MPI_Type_contiguous(3, type, &contig);
+  contig = committed(contig);
+  // Open MPI 4.1 reduces MPI_OFFSET as an unsigned type (MAX(-1, 2) == -1);
+  // MPI_Offset is signed, so the oracle uses the same C type under its own name.
+  const MPI_Datatype oracle = type == MPI_OFFSET && sizeof(MPI_Offset) == sizeof(long long) ? MPI_LONG_LONG : type;
+  for (MPI_Datatype t : {type, contig}) {
+    const Unit *u = decode(t);
+    ASSERT_NE(u, nullptr);
+    ASSERT_FALSE(u->opaque()) << name;
+    for (const OpCase &o : kOps) {
+      SCOPED_TRACE(std::string(name) + " x" + std::to_string(u->count) + " " + o.name);
+      if (mpi_defines(kind, o.op)) {
+        check_combination<T>(*u, oracle, kind, o.op, rng);
+      } else {
+        const Kernels *k = nullptr;
+        EXPECT_EQ(get_kernels(*u, o.op, &k), STF_ERR_OP);
+        EXPECT_NE(std::string(stf_last_error_message()).find(name), std::string::npos)
+            << stf_last_error_message();
+      }
+    }
+  }
+  MPI_Type_free(&contig);
+}
+
+TEST(Kernels, EveryBuiltinTypeAndOpMatchesMPI) {
+#define CHECK_TYPE(name, ctype, handle, kind) check_type<ctype>(handle, #handle, kind);
+  STF_BASE_TYPES(CHECK_TYPE)
+#undef CHECK_TYPE
+}
+
+TEST(Kernels, UndefinedCombinations) {
+  struct Case {
+    MPI_Datatype type;
+    MPI_Op op;
+    const char *message;
+  } cases[] = {{MPI_DOUBLE, MPI_BAND, "MPI_BAND is not defined for MPI_DOUBLE"},
+               {MPI_CHAR, MPI_SUM, "MPI_SUM is not defined for MPI_CHAR"},
+               {MPI_INT, MPI_MAXLOC, "MPI_MAXLOC is not defined for MPI_INT"},
+               {MPI_C_DOUBLE_COMPLEX, MPI_LAND, "MPI_LAND"},
+               {MPI_C_FLOAT_COMPLEX, MPI_MAX, "MPI_MAX"},
+               {MPI_BYTE, MPI_SUM, "MPI_BYTE"},
+               {MPI_C_BOOL, MPI_BOR, "MPI_C_BOOL"},
+               {MPI_2INT, MPI_SUM, "MPI_2INT"},
+               {MPI_WCHAR, MPI_MAX, "MPI_WCHAR"}};
+  for (const Case &c : cases) {
+    const Kernels *k = nullptr;
+    EXPECT_EQ(get_kernels(*decode(c.type), c.op, &k), STF_ERR_OP);
+    EXPECT_NE(std::string(stf_last_error_message()).find(c.message), std::string::npos)
+        << stf_last_error_message();
+  }
+  const Kernels *k = nullptr;
+  EXPECT_EQ(get_kernels(*decode(MPI_INT), MPI_OP_NULL, &k), STF_ERR_OP);
+  EXPECT_STREQ(op_name(MPI_BXOR), "MPI_BXOR");
+  EXPECT_STREQ(op_name(MPI_REPLACE), "MPI_REPLACE");
+}
+
+// ---- fetch order, contiguous index lists ------------------------------------
+
+TEST(Kernels, FetchAndOpDuplicatesInOrder) {
+  const Unit &u = *decode(MPI_INT);
+  const Kernels *k = kernels_for(u, MPI_SUM);
+  int data[3] = {100, 10, 1000};
+  int buf[4] = {1, 2, 3, 4};
+  const stf_int idx[4] = {1, 1, 0, 1};
+  k->fetch_and_op(u, IndexList{4, 0, idx}, data, buf, MPI_SUM);
+  EXPECT_EQ(data[0], 103);
+  EXPECT_EQ(data[1], 17);
+  EXPECT_EQ(data[2], 1000);
+  EXPECT_EQ(buf[0], 10);
+  EXPECT_EQ(buf[1], 11);
+  EXPECT_EQ(buf[2], 100);
+  EXPECT_EQ(buf[3], 13);
+
+  // MPI_NO_OP only fetches.
+  int nb[2] = {-1, -1};
+  kernels_for(u, MPI_NO_OP)->fetch_and_op(u, IndexList{2, 0, idx + 2}, data, nb, MPI_NO_OP);
+  EXPECT_EQ(nb[0], 103);
+  EXPECT_EQ(nb[1], 17);
+  EXPECT_EQ(data[1], 17);
+}
+
+TEST(Kernels, ContiguousIndexList) {
+  MPI_Datatype t3;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &t3);
+  t3 = committed(t3);
+  for (MPI_Datatype t : {MPI_DOUBLE, t3}) {
+    const Unit &u = *decode(t);
+    const int c = u.count;
+    for (MPI_Op op : {MPI_REPLACE, MPI_SUM}) {
+      const Kernels *k = kernels_for(u, op);
+      std::vector<double> data(8 * c), buf(3 * c);
+      for (std::size_t e = 0; e < data.size(); ++e) data[e] = static_cast<double>(e);
+      for (std::size_t e = 0; e < buf.size(); ++e) buf[e] = 100.0 + e;
+      const IndexList range{3, 2, nullptr};  // units 2, 3, 4
+
+      std::vector<double> packed(3 * c);
+      k->pack(u, range, data.data(), packed.data());
+      for (int e = 0; e < 3 * c; ++e) EXPECT_EQ(packed[e], data[2 * c + e]);
+
+      std::vector<double> d = data;
+      k->unpack(u, range, buf.data(), d.data(), op);
+      for (std::size_t e = 0; e < d.size(); ++e) {
+        const bool hit = e >= 2u * c && e < 5u * c;
+        const double expect = !hit ? data[e] : op == MPI_SUM ? data[e] + buf[e - 2 * c] : buf[e - 2 * c];
+        EXPECT_EQ(d[e], expect) << e;
+      }
+
+      d = data;
+      k->scatter(u, IndexList{3, 0, nullptr}, buf.data(), range, d.data(), op);
+      for (int e = 0; e < 3 * c; ++e)
+        EXPECT_EQ(d[2 * c + e], op == MPI_SUM ? data[2 * c + e] + buf[e] : buf[e]);
+
+      d = data;
+      std::vector<double> b = buf;
+      k->fetch_and_op(u, range, d.data(), b.data(), op);
+      for (int e = 0; e < 3 * c; ++e) {
+        EXPECT_EQ(b[e], data[2 * c + e]);
+        EXPECT_EQ(d[2 * c + e], op == MPI_SUM ? data[2 * c + e] + buf[e] : buf[e]);
+      }
+    }
+  }
+  MPI_Type_free(&t3);
+
+  // Overlapping contiguous scatter keeps the loop's increasing-i semantics.
+  const Unit &u = *decode(MPI_INT);
+  int a[5] = {1, 2, 3, 4, 5};
+  kernels_for(u, MPI_REPLACE)->scatter(u, IndexList{3, 0, nullptr}, a, IndexList{3, 1, nullptr}, a, MPI_REPLACE);
+  EXPECT_EQ(a[1], 1);
+  EXPECT_EQ(a[2], 1);
+  EXPECT_EQ(a[3], 1);
+  EXPECT_EQ(a[4], 5);
+}
+
+// ---- opaque units ---------------------------------------------------------------
+
+TEST(Kernels, OpaqueVectorReplace) {
+  MPI_Datatype vec;  // ints at byte 0, 8, 16 of a 20-byte unit
+  MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+  vec = committed(vec);
+  const Unit &u = *decode(vec);
+  ASSERT_TRUE(u.opaque());
+  const Kernels *k = kernels_for(u, MPI_REPLACE);
+  const int per = static_cast<int>(u.extent / sizeof(int));  // 5 ints per unit, 3 of them data
+
+  std::vector<int> src(4 * per), dst(4 * per, -7);
+  for (std::size_t e = 0; e < src.size(); ++e) src[e] = static_cast<int>(e);
+  const stf_int sidx[2] = {3, 1}, didx[2] = {0, 2};
+  std::vector<unsigned char> buf(2 * u.packed_bytes);
+  k->pack(u, IndexList{2, 0, sidx}, src.data(), buf.data());
+  k->unpack(u, IndexList{2, 0, didx}, buf.data(), dst.data(), MPI_REPLACE);
+  auto check = [&](const std::vector<int> &d, const char *what) {
+    for (int unit = 0; unit < 4; ++unit)
+      for (int e = 0; e < per; ++e) {
+        const int from = unit == 0 ? 3 : unit == 2 ? 1 : -1;
+        const bool data_slot = e % 2 == 0;  // ints 1 and 3 of a unit are gaps
+        const int expect = (from >= 0 && data_slot) ? src[from * per + e] : -7;
+        EXPECT_EQ(d[unit * per + e], expect) << what << " unit " << unit << " int " << e;
+      }
+  };
+  check(dst, "pack/unpack");
+
+  std::vector<int> dst2(4 * per, -7);
+  k->scatter(u, IndexList{2, 0, sidx}, src.data(), IndexList{2, 0, didx}, dst2.data(), MPI_REPLACE);
+  check(dst2, "scatter");
+
+  // fetch_and_op: the packed old values come back in buf.
+  std::vector<int> dst3 = src;
+  std::vector<unsigned char> fb = buf;  // holds src units 3 and 1
+  k->fetch_and_op(u, IndexList{2, 0, didx}, dst3.data(), fb.data(), MPI_REPLACE);
+  std::vector<int> fetched(4 * per, -7);
+  k->unpack(u, IndexList{2, 0, didx}, fb.data(), fetched.data(), MPI_REPLACE);
+  for (int e = 0; e < 5; e += 2) {
+    EXPECT_EQ(dst3[0 * per + e], src[3 * per + e]);
+    EXPECT_EQ(dst3[2 * per + e], src[1 * per + e]);
+    EXPECT_EQ(fetched[0 * per + e], src[0 * per + e]);
+    EXPECT_EQ(fetched[2 * per + e], src[2 * per + e]);
+  }
+  EXPECT_EQ(dst3[1], src[1]);  // gap untouched
+
+  // Contiguous index list on opaque units.
+  std::vector<int> dst4(4 * per, -7);
+  k->pack(u, IndexList{2, 2, nullptr}, src.data(), buf.data());
+  k->unpack(u, IndexList{2, 1, nullptr}, buf.data(), dst4.data(), MPI_REPLACE);
+  EXPECT_EQ(dst4[1 * per + 0], src[2 * per + 0]);
+  EXPECT_EQ(dst4[2 * per + 4], src[3 * per + 4]);
+  EXPECT_EQ(dst4[1 * per + 1], -7);
+
+  // Only REPLACE (and NO_OP) on opaque units.
+  const Kernels *bad = nullptr;
+  EXPECT_EQ(get_kernels(u, MPI_SUM, &bad), STF_ERR_TYPE);
+  MPI_Op user;
+  MPI_Op_create([](void *, void *, int *, MPI_Datatype *) {}, 1, &user);
+  EXPECT_EQ(get_kernels(u, user, &bad), STF_ERR_TYPE);
+  MPI_Op_free(&user);
+  const Kernels *noop = kernels_for(u, MPI_NO_OP);
+  std::vector<int> dst5 = src;
+  noop->unpack(u, IndexList{2, 0, didx}, buf.data(), dst5.data(), MPI_NO_OP);
+  EXPECT_EQ(dst5, src);
+  MPI_Type_free(&vec);
+}
+
+// ---- user-defined ops -----------------------------------------------------------
+
+// User functions see the unit's datatype: *len units of it, all doubles here.
+int doubles(int *len, MPI_Datatype *type) {
+  int size = 0;
+  MPI_Type_size(*type, &size);
+  return *len * size / static_cast<int>(sizeof(double));
+}
+
+void absmax(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const double *a = static_cast<const double *>(in);
+  double *b = static_cast<double *>(inout);
+  for (int e = 0; e < doubles(len, type); ++e) b[e] = std::fmax(std::fabs(a[e]), std::fabs(b[e]));
+}
+// Not commutative: shows which operand is the contribution.
+void twice_plus(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const double *a = static_cast<const double *>(in);
+  double *b = static_cast<double *>(inout);
+  for (int e = 0; e < doubles(len, type); ++e) b[e] = 2 * b[e] + a[e];
+}
+
+TEST(Kernels, UserDefinedOp) {
+  MPI_Op amax, tp;
+  MPI_Op_create(absmax, 1, &amax);
+  MPI_Op_create(twice_plus, 0, &tp);
+  EXPECT_STREQ(op_name(amax), "user-defined MPI_Op");
+  MPI_Datatype t2;
+  MPI_Type_contiguous(2, MPI_DOUBLE, &t2);
+  t2 = committed(t2);
+  std::mt19937 rng(7);
+  for (MPI_Datatype t : {MPI_DOUBLE, t2}) {
+    const Unit &u = *decode(t);
+    for (MPI_Op op : {amax, tp}) {
+      check_combination<double>(u, MPI_DOUBLE, kFloat, op, rng);
+    }
+  }
+  // Operand order: target = contribution op target = 2 * target + contribution.
+  const Unit &u = *decode(MPI_DOUBLE);
+  double data[2] = {1, 10}, buf[3] = {5, 7, 100};
+  const stf_int idx[3] = {0, 0, 1};
+  kernels_for(u, tp)->fetch_and_op(u, IndexList{3, 0, idx}, data, buf, tp);
+  EXPECT_EQ(data[0], 2 * (2 * 1 + 5) + 7);
+  EXPECT_EQ(data[1], 2 * 10 + 100);
+  EXPECT_EQ(buf[0], 1);
+  EXPECT_EQ(buf[1], 7);
+  EXPECT_EQ(buf[2], 10);
+  MPI_Type_free(&t2);
+  MPI_Op_free(&amax);
+  MPI_Op_free(&tp);
+}
+
+}  // namespace
+}  // namespace stf
