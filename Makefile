@@ -33,7 +33,7 @@ test-sanitize: deps
 # MPI, and the SF ping-pong against raw MPI.
 demo: build
 	$(MPIENV); mpiexec -n 4 $(BUILD)/examples/readme_example
-	$(MPIENV); mpiexec -n 4 $(BUILD)/examples/demo
+	$(MPIENV); mpiexec -n 4 $(BUILD)/examples/stf_demo
 	$(MPIENV); mpiexec -n 2 $(BUILD)/bench/sf_pingpong --iters-scale 0.1
 
 clean:

@@ -1,0 +1,241 @@
+// Several operations in flight on one SF, ended in another order than begun;
+// request misuse (NULL, wrong end function, wrong SF) is refused without
+// damaging the request; many repeated operations stay correct.
+#include <cstring>
+#include <string>
+
+#include "check.h"
+#include "graphs.h"
+#include "oracle.h"
+#include "runner.h"
+#include "units.h"
+
+using namespace stft;
+
+namespace {
+
+std::string graph_name;  // current graph, prefixed to every context
+void ctx(Checker &ck, const std::string &what) { ck.context(graph_name + ": " + what); }
+
+const UnitSpec *find_unit(const std::vector<UnitSpec> &units, const char *name) {
+  for (const auto &u : units)
+    if (u.name == name) return &u;
+  return nullptr;
+}
+
+// Begun bcast/reduce/gather on distinct buffers, ended in a different order.
+void mixed_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+                     const UnitSpec &ud, std::uint64_t key) {
+  const DataGen da{&g, &ui, MPI_REPLACE, hash_key(key, 1)};
+  const DataGen db{&g, &ud, MPI_SUM, hash_key(key, 2)};
+  const DataGen dc{&g, &ui, MPI_SUM, hash_key(key, 3)};
+  const DataGen dd{&g, &ui, MPI_REPLACE, hash_key(key, 4)};
+  Buffer ra = da.root_buffer(me), la = da.leaf_buffer(me);
+  Buffer rb = db.root_buffer(me), lb = db.leaf_buffer(me);
+  Buffer rc_ = dc.root_buffer(me), lc = dc.leaf_buffer(me);
+  Buffer ld = dd.leaf_buffer(me), md = dd.blank_multi_buffer(me, 5);
+  stf_request qa = nullptr, qb = nullptr, qc = nullptr, qd = nullptr;
+  ctx(ck, "mixed in flight: begin A B C D, end C A D B");
+  ck.code(stf_bcast_begin(sf, ui.type, ra.data(), la.data(), MPI_REPLACE, &qa), STF_SUCCESS, "bcast_begin A");
+  ck.code(stf_bcast_begin(sf, ud.type, rb.data(), lb.data(), MPI_SUM, &qb), STF_SUCCESS, "bcast_begin B");
+  ck.code(stf_reduce_begin(sf, ui.type, lc.data(), rc_.data(), MPI_SUM, &qc), STF_SUCCESS, "reduce_begin C");
+  ck.code(stf_gather_begin(sf, ui.type, ld.data(), md.data(), &qd), STF_SUCCESS, "gather_begin D");
+  ck.code(stf_reduce_end(sf, &qc), STF_SUCCESS, "reduce_end C");
+  ck.code(stf_bcast_end(sf, &qa), STF_SUCCESS, "bcast_end A");
+  ck.code(stf_gather_end(sf, &qd), STF_SUCCESS, "gather_end D");
+  ck.code(stf_bcast_end(sf, &qb), STF_SUCCESS, "bcast_end B");
+  compare_buffers(ck, ui, "A leafdata", la, expect_bcast(da, me), leaf_mask(g, me));
+  compare_buffers(ck, ud, "B leafdata", lb, expect_bcast(db, me), leaf_mask(g, me));
+  compare_buffers(ck, ui, "C rootdata", rc_, expect_reduce(dc, me), root_mask(g, me));
+  compare_buffers(ck, ui, "D multirootdata", md, expect_gather(dd, me, 5), all_mask(md.size()));
+}
+
+// One root array read by two bcasts at once with different units: as
+// contiguous(2,MPI_INT) pairs into one leaf array, and as plain ints (the
+// first nroots ints of the same memory) into another.
+void shared_root_two_units(Checker &ck, stf_sf sf, const GlobalGraph &g, int me,
+                           const UnitSpec &ui, const UnitSpec &upair, std::uint64_t key) {
+  const DataGen dp{&g, &upair, MPI_REPLACE, key};
+  Buffer root = dp.root_buffer(me), lpair = dp.leaf_buffer(me);
+  const Buffer root0 = root;
+  const DataGen di{&g, &ui, MPI_REPLACE, key};
+  Buffer lint = di.blank_leaf_buffer(me, 11);
+  Buffer want_int = lint;
+  const LocalGraph &lg = g.ranks[me];
+  for (stf_int i = 0; i < lg.nleaves(); ++i) {  // int index of the owner's pair array
+    Buffer owner = dp.root_buffer(lg.iremote[i].rank);
+    std::memcpy(want_int.unit(lg.slot(i)),
+                static_cast<const int *>(owner.data()) + lg.iremote[i].index, sizeof(int));
+  }
+  ctx(ck, "same rootdata, two units in flight");
+  stf_request q1 = nullptr, q2 = nullptr;
+  ck.code(stf_bcast_begin(sf, upair.type, root.data(), lpair.data(), MPI_REPLACE, &q1), STF_SUCCESS, "bcast_begin pairs");
+  ck.code(stf_bcast_begin(sf, ui.type, root.data(), lint.data(), MPI_REPLACE, &q2), STF_SUCCESS, "bcast_begin ints");
+  ck.code(stf_bcast_end(sf, &q2), STF_SUCCESS, "bcast_end ints");
+  ck.code(stf_bcast_end(sf, &q1), STF_SUCCESS, "bcast_end pairs");
+  compare_buffers(ck, upair, "pair leafdata", lpair, expect_bcast(dp, me), leaf_mask(g, me));
+  compare_buffers(ck, ui, "int leafdata", lint, want_int, leaf_mask(g, me));
+  compare_buffers(ck, upair, "shared rootdata", root, root0, no_mask(root));
+}
+
+// A bcast into one leaf array while a fetch_and_op runs on other buffers,
+// and a degree computation in between.
+void bcast_during_fetch(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+                        std::uint64_t key) {
+  const DataGen df{&g, &ui, MPI_SUM, hash_key(key, 1)};
+  const DataGen db{&g, &ui, MPI_MAX, hash_key(key, 2)};
+  Buffer froot = df.root_buffer(me), fleaf = df.leaf_buffer(me), fupd = df.blank_leaf_buffer(me, 3);
+  Buffer broot = db.root_buffer(me), bleaf = db.leaf_buffer(me);
+  Buffer want_root = froot, want_upd = fupd;
+  expect_fetch(df, me, 3, &want_root, &want_upd);
+  ctx(ck, "bcast and degree during fetch_and_op");
+  stf_request qf = nullptr, qb = nullptr, qd = nullptr;
+  const stf_int *deg = nullptr;
+  ck.code(stf_fetch_and_op_begin(sf, ui.type, froot.data(), fleaf.data(), fupd.data(), MPI_SUM, &qf), STF_SUCCESS, "fetch_and_op_begin");
+  ck.code(stf_bcast_begin(sf, ui.type, broot.data(), bleaf.data(), MPI_MAX, &qb), STF_SUCCESS, "bcast_begin");
+  ck.code(stf_compute_degree_begin(sf, &qd), STF_SUCCESS, "compute_degree_begin");
+  ck.code(stf_bcast_end(sf, &qb), STF_SUCCESS, "bcast_end");
+  ck.code(stf_compute_degree_end(sf, &qd, &deg), STF_SUCCESS, "compute_degree_end");
+  ck.code(stf_fetch_and_op_end(sf, &qf), STF_SUCCESS, "fetch_and_op_end");
+  compare_buffers(ck, ui, "fetch rootdata", froot, want_root, root_mask(g, me));
+  compare_buffers(ck, ui, "fetch leafupdate", fupd, want_upd, leaf_mask(g, me));
+  compare_buffers(ck, ui, "bcast leafdata", bleaf, expect_bcast(db, me), leaf_mask(g, me));
+  for (stf_int r = 0; deg && r < g.ranks[me].nroots; ++r)
+    ck.check(deg[r] == g.degree(me, r), "degree[%d] = %d, expected %d", r, deg[r], g.degree(me, r));
+}
+
+// Six bcasts in flight, ended in reverse order.
+void many_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+                    std::uint64_t key) {
+  const int n = 6;
+  std::vector<DataGen> d;
+  std::vector<Buffer> roots, leaves;
+  std::vector<stf_request> q(n, nullptr);
+  for (int k = 0; k < n; ++k) {
+    d.push_back(DataGen{&g, &ui, k % 2 ? MPI_SUM : MPI_REPLACE, hash_key(key, k)});
+    roots.push_back(d[k].root_buffer(me));
+    leaves.push_back(d[k].leaf_buffer(me));
+  }
+  ctx(ck, "6 bcasts in flight, ended in reverse");
+  for (int k = 0; k < n; ++k)
+    ck.code(stf_bcast_begin(sf, ui.type, roots[k].data(), leaves[k].data(), d[k].op, &q[k]), STF_SUCCESS, "bcast_begin");
+  for (int k = n - 1; k >= 0; --k) ck.code(stf_bcast_end(sf, &q[k]), STF_SUCCESS, "bcast_end");
+  for (int k = 0; k < n; ++k)
+    compare_buffers(ck, ui, "leafdata", leaves[k], expect_bcast(d[k], me), leaf_mask(g, me));
+}
+
+// Misused requests are refused locally and leave the request usable.
+void request_errors(Checker &ck, stf_sf sf, stf_sf other, const GlobalGraph &g, int me,
+                    const UnitSpec &ui, std::uint64_t key) {
+  ctx(ck, "request errors");
+  stf_request none = nullptr;
+  const stf_int *deg = nullptr;
+  ck.code_either(stf_bcast_end(sf, nullptr), STF_ERR_NULL, STF_ERR_REQUEST, "stf_bcast_end(sf, NULL)");
+  ck.has_message("stf_bcast_end(sf, NULL)");
+  ck.code(stf_bcast_end(sf, &none), STF_ERR_REQUEST, "stf_bcast_end(*req == NULL)");
+  ck.has_message("stf_bcast_end(*req == NULL)");
+  ck.code(stf_reduce_end(sf, &none), STF_ERR_REQUEST, "stf_reduce_end(*req == NULL)");
+  ck.code(stf_fetch_and_op_end(sf, &none), STF_ERR_REQUEST, "stf_fetch_and_op_end(*req == NULL)");
+  ck.code(stf_gather_end(sf, &none), STF_ERR_REQUEST, "stf_gather_end(*req == NULL)");
+  ck.code(stf_scatter_end(sf, &none), STF_ERR_REQUEST, "stf_scatter_end(*req == NULL)");
+  ck.code(stf_compute_degree_end(sf, &none, &deg), STF_ERR_REQUEST, "stf_compute_degree_end(*req == NULL)");
+
+  const DataGen d{&g, &ui, MPI_REPLACE, key};
+  Buffer root = d.root_buffer(me), leaf = d.leaf_buffer(me);
+  ck.code(stf_bcast_begin(sf, ui.type, root.data(), leaf.data(), MPI_REPLACE, nullptr), STF_ERR_NULL,
+          "stf_bcast_begin with NULL request pointer");
+  stf_request req = nullptr;
+  if (!ck.code(stf_bcast_begin(sf, ui.type, root.data(), leaf.data(), MPI_REPLACE, &req), STF_SUCCESS, "bcast_begin"))
+    return;
+  const stf_request saved = req;
+  ck.code(stf_reduce_end(sf, &req), STF_ERR_REQUEST, "stf_reduce_end on a bcast request");
+  ck.has_message("stf_reduce_end on a bcast request");
+  ck.code(stf_fetch_and_op_end(sf, &req), STF_ERR_REQUEST, "stf_fetch_and_op_end on a bcast request");
+  ck.code(stf_compute_degree_end(sf, &req, &deg), STF_ERR_REQUEST, "stf_compute_degree_end on a bcast request");
+  ck.code(stf_bcast_end(other, &req), STF_ERR_REQUEST, "stf_bcast_end with another SF");
+  ck.code_either(stf_bcast_end(nullptr, &req), STF_ERR_NULL, STF_ERR_REQUEST, "stf_bcast_end with a NULL SF");
+  ck.check(req == saved, "a refused end changed the request handle");
+  req = saved;
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "stf_bcast_end after refused ends");
+  compare_buffers(ck, ui, "leafdata after refused ends", leaf, expect_bcast(d, me), leaf_mask(g, me));
+
+  // And the other way round: a reduce request offered to stf_bcast_end.
+  const DataGen dr{&g, &ui, MPI_SUM, key + 1};
+  Buffer rroot = dr.root_buffer(me), rleaf = dr.leaf_buffer(me);
+  req = nullptr;
+  if (!ck.code(stf_reduce_begin(sf, ui.type, rleaf.data(), rroot.data(), MPI_SUM, &req), STF_SUCCESS, "reduce_begin"))
+    return;
+  ck.code(stf_bcast_end(sf, &req), STF_ERR_REQUEST, "stf_bcast_end on a reduce request");
+  ck.code(stf_gather_end(sf, &req), STF_ERR_REQUEST, "stf_gather_end on a reduce request");
+  ck.code(stf_reduce_end(other, &req), STF_ERR_REQUEST, "stf_reduce_end with another SF");
+  ck.code(stf_reduce_end(sf, &req), STF_SUCCESS, "stf_reduce_end after refused ends");
+  compare_buffers(ck, ui, "rootdata after refused ends", rroot, expect_reduce(dr, me), root_mask(g, me));
+}
+
+// Repeated operations (persistent requests are reused inside the library).
+void repeated(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+              std::uint64_t key, int iterations) {
+  for (int it = 0; it < iterations; ++it) {
+    ctx(ck, "iteration " + std::to_string(it));
+    const Form f = it % 3 ? Form::Split : Form::Blocking;
+    run_bcast(ck, sf, DataGen{&g, &ui, it % 2 ? MPI_SUM : MPI_REPLACE, hash_key(key, it)}, me, f);
+    run_reduce(ck, sf, DataGen{&g, &ui, it % 2 ? MPI_REPLACE : MPI_SUM, hash_key(key, it, 1)}, me, f);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int me, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::uint64_t seed = parse_seed(argc, argv, 20240612);
+  Checker ck("test_inflight", seed);
+  start_watchdog("test_inflight", seed, 280);
+  const int iterations = static_cast<int>(parse_long(argc, argv, "--iterations", "STF_TEST_ITERATIONS", 200));
+
+  std::vector<UnitSpec> units = make_units();
+  const UnitSpec &ui = *find_unit(units, "MPI_INT");
+  const UnitSpec &ud = *find_unit(units, "MPI_DOUBLE");
+  UnitSpec upair;  // contiguous(2, MPI_INT), for the shared-root case
+  upair.name = "contiguous(2,MPI_INT)";
+  MPI_Type_contiguous(2, MPI_INT, &upair.type);
+  MPI_Type_commit(&upair.type);
+  upair.extent = 2 * sizeof(int);
+  upair.fields = {{0, Kind::SInt, sizeof(int)}, {sizeof(int), Kind::SInt, sizeof(int)}};
+
+  std::vector<NamedGraph> graphs = {
+      {"ring", ring_graph(me, size, 3)},
+      {"all_to_one", all_to_one_graph(seed, me)},
+      {"random#0", random_graph(seed, 0, me, size)},
+      {"random#1", random_graph(seed, 1, me, size)},
+      {"random#2", random_graph(seed, 2, me, size)},
+  };
+  for (std::size_t gi = 0; gi < graphs.size(); ++gi) {
+    const NamedGraph &ng = graphs[gi];
+    GlobalGraph g = gather_graph(ng.local, MPI_COMM_WORLD);
+    ck.context(ng.name + " setup");
+    stf_sf sf = make_sf(ck, ng.local, MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
+    stf_sf other = make_sf(ck, ng.local, MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
+    int ok = sf && other, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (all_ok) {
+      const std::uint64_t key = hash_key(seed, gi);
+      graph_name = ng.name;
+      mixed_in_flight(ck, sf, g, me, ui, ud, hash_key(key, 1));
+      shared_root_two_units(ck, sf, g, me, ui, upair, hash_key(key, 2));
+      bcast_during_fetch(ck, sf, g, me, ui, hash_key(key, 3));
+      many_in_flight(ck, sf, g, me, ui, hash_key(key, 4));
+      request_errors(ck, sf, other, g, me, ui, hash_key(key, 5));
+      if (gi == 2) repeated(ck, sf, g, me, ui, hash_key(key, 6), iterations);
+    }
+    if (sf) stf_destroy(&sf);
+    if (other) stf_destroy(&other);
+  }
+  MPI_Type_free(&upair.type);
+  free_units(units);
+  int rc = ck.finish();
+  MPI_Finalize();
+  return rc;
+}
