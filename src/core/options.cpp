@@ -76,7 +76,10 @@ int default_options(Options *out) {
     const char *v = std::getenv(s.env);
     if (v && *v) {
       int rc = set_one(s.name, v, &o);
-      if (rc) return set_error(rc, "environment %s=%s: %s", s.env, v, stf_last_error_message());
+      if (rc) {
+        std::string why = stf_last_error_message();  // set_error overwrites it
+        return set_error(rc, "environment %s=%s: %s", s.env, v, why.c_str());
+      }
     }
   }
   std::lock_guard<std::mutex> lock(global_mutex);

@@ -41,11 +41,12 @@ std::vector<stf_int> gappy_slots(stf_int n, Rng &rng) {
 LocalGraph random_graph(std::uint64_t seed, int index, int rank, int size) {
   // Parameters every rank must agree on.
   Rng g(hash_key(seed, 0x6a09e667u, static_cast<std::uint64_t>(index)));
-  static const int kMaxLeaves[] = {3, 20, 80, 200};
-  static const int kMaxRoots[] = {1, 5, 30, 150};
+  static const int kMaxLeaves[] = {3, 20, 80, 200, 1000};
+  static const int kMaxRoots[] = {1, 5, 30, 150, 600};
   static const double kEmpty[] = {0.0, 0.25, 0.5};
-  const int max_leaves = kMaxLeaves[g.below(4)];
-  const int max_roots = kMaxRoots[g.below(4)];
+  // The largest class is rare: it is there to get multi-kilobyte messages.
+  const int max_leaves = kMaxLeaves[g.chance(0.1) ? 4 : g.below(4)];
+  const int max_roots = kMaxRoots[g.chance(0.1) ? 4 : g.below(4)];
   const double p_empty = kEmpty[g.below(3)];
   const double p_hot = g.chance(0.3) ? 0.4 : 0.0;  // share of leaves on one hot root
   const double p_self = g.chance(0.3) ? 0.5 : 0.0; // extra share of self edges
@@ -189,6 +190,7 @@ std::vector<NamedGraph> standard_graphs(std::uint64_t seed, int nrandom, MPI_Com
 
 GlobalGraph gather_graph(const LocalGraph &local, MPI_Comm comm) {
   GlobalGraph g;
+  g.comm = comm;
   MPI_Comm_size(comm, &g.size);
   const int size = g.size;
   // Per rank: nroots, nleaves, contiguous flag.

@@ -99,6 +99,7 @@ struct LeafRef {
 // oracle needs: leaves of every root in (rank, slot) order, degrees, and
 // multi-root offsets.
 struct GlobalGraph {
+  MPI_Comm comm = MPI_COMM_NULL;  // the communicator it was gathered on
   int size = 0;
   std::vector<LocalGraph> ranks;
   // leaves_of[p][r]: leaves of root r of rank p, sorted by (rank, slot).

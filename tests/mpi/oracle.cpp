@@ -91,6 +91,23 @@ Buffer expect_reduce(const DataGen &d, int me) {
   return want;
 }
 
+void accept_any_leaf(const DataGen &d, int me, const Buffer &got, Buffer *want) {
+  std::vector<unsigned char> leafval(d.u->extent), candidate(d.u->extent);
+  for (stf_int r = 0; r < d.g->ranks[me].nroots; ++r) {
+    if (d.g->degree(me, r) < 2) continue;
+    for (const LeafRef &l : d.g->leaves_of[me][r]) {
+      // The root unit as it would be with this leaf's value (gaps unchanged).
+      d.leaf(l.rank, l.index, leafval.data());
+      std::memcpy(candidate.data(), want->unit(r), d.u->extent);
+      copy_unit(*d.u, candidate.data(), leafval.data());
+      if (unit_equal(*d.u, candidate.data(), got.unit(r))) {
+        std::memcpy(want->unit(r), candidate.data(), d.u->extent);
+        break;
+      }
+    }
+  }
+}
+
 void expect_fetch(const DataGen &d, int me, std::uint64_t update_tag, Buffer *root,
                   Buffer *update) {
   // Replay every root's contributions in (rank, slot) order; keep what

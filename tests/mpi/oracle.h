@@ -64,6 +64,10 @@ struct DataGen {
 // Expected contents of rank me's buffers after each operation.
 Buffer expect_bcast(const DataGen &d, int me);   // leaf buffer
 Buffer expect_reduce(const DataGen &d, int me);  // root buffer
+// reduce with MPI_REPLACE leaves the value of *some* leaf in a root of
+// degree > 1 (the order among one root's leaves is unspecified): where got
+// holds one of them, take it into want.
+void accept_any_leaf(const DataGen &d, int me, const Buffer &got, Buffer *want);
 // Expected root buffer and leafupdate buffer (leafupdate starts blank with tag).
 void expect_fetch(const DataGen &d, int me, std::uint64_t update_tag, Buffer *root,
                   Buffer *update);

@@ -13,10 +13,11 @@ namespace stft {
 enum class Form { Blocking, Split };  // stf_op(...) or stf_op_begin + stf_op_end
 inline const char *form_name(Form f) { return f == Form::Blocking ? "blocking" : "begin/end"; }
 
-// stf_create + options (may be NULL) + stf_set_graph(mode) + stf_setup.
+// stf_create + options (may be NULL) + stf_set_graph(mode) + stf_setup
+// (unless setup is false: the first operation then sets up implicitly).
 // With STF_USE_POINTER the graph must outlive the SF. NULL on failure.
 stf_sf make_sf(Checker &ck, const LocalGraph &g, MPI_Comm comm, const char *options,
-               stf_copy_mode mode);
+               stf_copy_mode mode, bool setup = true);
 
 void check_leaf_range(Checker &ck, stf_sf sf, const GlobalGraph &g, int me);
 void run_degree(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, Form form);

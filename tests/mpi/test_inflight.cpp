@@ -124,6 +124,57 @@ void many_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const 
     compare_buffers(ck, ui, "leafdata", leaves[k], expect_bcast(d[k], me), leaf_mask(g, me));
 }
 
+// Operations in flight on two SFs at once (same graph, separate
+// communicators inside), ended crosswise; the degree array of the first SF
+// stays valid throughout (it lives until reset/destroy).
+void two_sfs(Checker &ck, stf_sf sf, stf_sf other, const GlobalGraph &g, int me,
+             const UnitSpec &ui, std::uint64_t key) {
+  ctx(ck, "two SFs in flight");
+  const stf_int *deg = nullptr;
+  ck.code(stf_compute_degree(sf, &deg), STF_SUCCESS, "stf_compute_degree");
+  const DataGen d1{&g, &ui, MPI_SUM, hash_key(key, 1)}, d2{&g, &ui, MPI_MIN, hash_key(key, 2)};
+  Buffer r1 = d1.root_buffer(me), l1 = d1.leaf_buffer(me);
+  Buffer r2 = d2.root_buffer(me), l2 = d2.leaf_buffer(me);
+  stf_request q1 = nullptr, q2 = nullptr;
+  ck.code(stf_reduce_begin(sf, ui.type, l1.data(), r1.data(), MPI_SUM, &q1), STF_SUCCESS, "reduce_begin on sf");
+  ck.code(stf_bcast_begin(other, ui.type, r2.data(), l2.data(), MPI_MIN, &q2), STF_SUCCESS, "bcast_begin on other");
+  ck.code(stf_bcast_end(other, &q2), STF_SUCCESS, "bcast_end on other");
+  ck.code(stf_reduce_end(sf, &q1), STF_SUCCESS, "reduce_end on sf");
+  compare_buffers(ck, ui, "sf reduce rootdata", r1, expect_reduce(d1, me), root_mask(g, me));
+  compare_buffers(ck, ui, "other bcast leafdata", l2, expect_bcast(d2, me), leaf_mask(g, me));
+  for (stf_int r = 0; deg && r < g.ranks[me].nroots; ++r)
+    ck.check(deg[r] == g.degree(me, r), "degree[%d] = %d after other operations, expected %d", r,
+             deg[r], g.degree(me, r));
+}
+
+// A datatype freed and a different one created (MPI may hand out the same
+// handle again): nothing cached for the old type may be applied to the new.
+void recycled_datatype(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, std::uint64_t key) {
+  ctx(ck, "recycled datatype handle");
+  for (int round = 0; round < 4; ++round) {
+    UnitSpec u;
+    if (round % 2 == 0) {  // 3 contiguous doubles
+      u.name = "contiguous(3,MPI_DOUBLE)";
+      MPI_Type_contiguous(3, MPI_DOUBLE, &u.type);
+      u.extent = 3 * sizeof(double);
+      u.oracle_type = MPI_DOUBLE;
+      u.oracle_count = 3;
+      for (int k = 0; k < 3; ++k) u.fields.push_back({k * sizeof(double), Kind::Float, sizeof(double)});
+    } else {  // ints 0 and 2 of 3, with a gap
+      u.name = "vector(2,1,2,MPI_INT)";
+      MPI_Type_vector(2, 1, 2, MPI_INT, &u.type);
+      u.extent = 3 * sizeof(int);
+      u.fields = {{0, Kind::SInt, sizeof(int)}, {2 * sizeof(int), Kind::SInt, sizeof(int)}};
+      u.gaps = {{sizeof(int), sizeof(int)}};
+    }
+    MPI_Type_commit(&u.type);
+    run_bcast(ck, sf, DataGen{&g, &u, MPI_REPLACE, hash_key(key, round)}, me, Form::Split);
+    run_reduce(ck, sf, DataGen{&g, &u, MPI_REPLACE, hash_key(key, round, 1)}, me, Form::Blocking);
+    run_gather(ck, sf, DataGen{&g, &u, MPI_REPLACE, hash_key(key, round, 2)}, me, Form::Blocking);
+    MPI_Type_free(&u.type);
+  }
+}
+
 // Misused requests are refused locally and leave the request usable.
 void request_errors(Checker &ck, stf_sf sf, stf_sf other, const GlobalGraph &g, int me,
                     const UnitSpec &ui, std::uint64_t key) {
@@ -203,6 +254,8 @@ int main(int argc, char **argv) {
   MPI_Type_contiguous(2, MPI_INT, &upair.type);
   MPI_Type_commit(&upair.type);
   upair.extent = 2 * sizeof(int);
+  upair.oracle_type = MPI_INT;
+  upair.oracle_count = 2;
   upair.fields = {{0, Kind::SInt, sizeof(int)}, {sizeof(int), Kind::SInt, sizeof(int)}};
 
   std::vector<NamedGraph> graphs = {
@@ -228,6 +281,8 @@ int main(int argc, char **argv) {
       bcast_during_fetch(ck, sf, g, me, ui, hash_key(key, 3));
       many_in_flight(ck, sf, g, me, ui, hash_key(key, 4));
       request_errors(ck, sf, other, g, me, ui, hash_key(key, 5));
+      two_sfs(ck, sf, other, g, me, ui, hash_key(key, 7));
+      recycled_datatype(ck, sf, g, me, hash_key(key, 8));
       if (gi == 2) repeated(ck, sf, g, me, ui, hash_key(key, 6), iterations);
     }
     if (sf) stf_destroy(&sf);

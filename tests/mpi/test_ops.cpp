@@ -59,6 +59,55 @@ void run_matrix(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const std:
   }
 }
 
+// Structured graphs come first in standard_graphs; count the random ones.
+int nrandom_of(const std::vector<NamedGraph> &graphs) {
+  int n = 0;
+  for (const auto &g : graphs) n += g.name.rfind("random#", 0) == 0;
+  return n;
+}
+
+// Every graph of the list on comm: setup (explicit or implicit), leaf range,
+// degree, multi-SF, then the operation matrix.
+void run_graphs(Checker &ck, MPI_Comm comm, const std::string &label,
+                const std::vector<NamedGraph> &graphs, int nfull, const std::vector<UnitSpec> &units,
+                std::uint64_t seed) {
+  int me;
+  MPI_Comm_rank(comm, &me);
+  const int nrandom_full_end = static_cast<int>(graphs.size()) - nrandom_of(graphs) + nfull;
+  const stf_copy_mode modes[] = {STF_COPY_VALUES, STF_USE_POINTER, STF_OWN_POINTER};
+  for (std::size_t gi = 0; gi < graphs.size(); ++gi) {
+    const NamedGraph &ng = graphs[gi];
+    const std::string name = label + ng.name;
+    const bool full = static_cast<int>(gi) < nrandom_full_end;
+    const bool explicit_setup = gi % 4 != 3;  // else the first operation sets up
+    ck.context(name + " setup");
+    GlobalGraph g = gather_graph(ng.local, comm);
+    stf_sf sf = make_sf(ck, ng.local, comm, nullptr, modes[gi % 3], explicit_setup);
+    int ok = sf != nullptr, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!all_ok) {  // skip collectively rather than hang
+      if (sf) stf_destroy(&sf);
+      continue;
+    }
+    check_leaf_range(ck, sf, g, me);
+    const std::uint64_t key = hash_key(seed, gi, label.size());
+    if (gi % 2) {  // multi-SF before any degree was asked for
+      ck.context(name + " multi-SF first");
+      check_multi_sf(ck, sf, g, me, units[0], hash_key(key, 1));
+    }
+    ck.context(name + " degree");
+    run_degree(ck, sf, g, me, gi % 2 ? Form::Split : Form::Blocking);
+    run_degree(ck, sf, g, me, gi % 2 ? Form::Blocking : Form::Split);  // cached second time
+    if (gi % 2 == 0) {
+      ck.context(name + " multi-SF");
+      check_multi_sf(ck, sf, g, me, units[0], hash_key(key, 1));
+    }
+    run_matrix(ck, sf, g, me, name, units, full, key);
+    ck.context(name + " destroy");
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -69,36 +118,20 @@ int main(int argc, char **argv) {
   const std::uint64_t seed = parse_seed(argc, argv, 20240611);
   Checker ck("test_ops", seed);
   start_watchdog("test_ops", seed, 280);
-  const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", size >= 8 ? 10 : 16));
-  const int nfull = static_cast<int>(parse_long(argc, argv, "--full", "STF_TEST_FULL", size >= 8 ? 2 : 3));
-
+  const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 100));
+  const int nfull = static_cast<int>(parse_long(argc, argv, "--full", "STF_TEST_FULL", 30));
   std::vector<UnitSpec> units = make_units();
-  const std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
-  const int nstructured = static_cast<int>(graphs.size()) - nrandom;
-  const stf_copy_mode modes[] = {STF_COPY_VALUES, STF_USE_POINTER, STF_OWN_POINTER};
 
-  for (std::size_t gi = 0; gi < graphs.size(); ++gi) {
-    const NamedGraph &ng = graphs[gi];
-    const bool full = static_cast<int>(gi) < nstructured + nfull;
-    ck.context(ng.name + " setup");
-    GlobalGraph g = gather_graph(ng.local, MPI_COMM_WORLD);
-    stf_sf sf = make_sf(ck, ng.local, MPI_COMM_WORLD, nullptr, modes[gi % 3]);
-    int ok = sf != nullptr, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (!all_ok) {  // skip collectively rather than hang
-      if (sf) stf_destroy(&sf);
-      continue;
-    }
-    check_leaf_range(ck, sf, g, me);
-    ck.context(ng.name + " degree");
-    run_degree(ck, sf, g, me, gi % 2 ? Form::Split : Form::Blocking);
-    run_degree(ck, sf, g, me, gi % 2 ? Form::Blocking : Form::Split);  // cached second time
-    ck.context(ng.name + " multi-SF");
-    check_multi_sf(ck, sf, g, me, units[0], hash_key(seed, gi, 1));
-    run_matrix(ck, sf, g, me, ng.name, units, full, hash_key(seed, gi));
-    ck.context(ng.name + " destroy");
-    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
-  }
+  run_graphs(ck, MPI_COMM_WORLD, "", standard_graphs(seed, nrandom, MPI_COMM_WORLD), nfull, units, seed);
+
+  // On sub-communicators whose ranks differ from the world ranks (odd and
+  // even world ranks, numbered backwards): the SF must use its own ranks.
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, size - me, &sub);
+  run_graphs(ck, sub, "subcomm ", standard_graphs(hash_key(seed, 2), nrandom / 4, sub), nfull / 4,
+             units, seed);
+  MPI_Comm_free(&sub);
+
   free_units(units);
   int rc = ck.finish();
   MPI_Finalize();

@@ -22,6 +22,7 @@ UnitSpec builtin(const char *name, MPI_Datatype t, Kind k, std::size_t bytes,
   UnitSpec u;
   u.name = name;
   u.type = t;
+  u.oracle_type = t;
   MPI_Aint lb, extent;
   MPI_Type_get_extent(t, &lb, &extent);
   u.extent = static_cast<std::size_t>(extent);
@@ -123,6 +124,17 @@ std::complex<double> complex_value(Rng &r, OpClass c, bool big) {
   }
 }
 
+// A user-defined op (applied by the library through MPI_Reduce_local):
+// inout = in + inout + 1, commutative so any reduction order gives one
+// result; unsigned arithmetic so random values cannot overflow.
+void plus_one(void *in, void *inout, int *len, MPI_Datatype *) {
+  const int *a = static_cast<const int *>(in);
+  int *b = static_cast<int *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = static_cast<int>(static_cast<unsigned>(a[i]) + static_cast<unsigned>(b[i]) + 1u);
+}
+MPI_Op user_plus_one = MPI_OP_NULL;
+
 }  // namespace
 
 std::vector<UnitSpec> make_units() {
@@ -131,7 +143,10 @@ std::vector<UnitSpec> make_units() {
                                        MPI_LOR,  MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
   const std::vector<MPI_Op> dbl_ops = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_REPLACE};
   std::vector<UnitSpec> v;
-  v.push_back(builtin("MPI_INT", MPI_INT, Kind::SInt, sizeof(int), int_ops, int_ops,
+  if (user_plus_one == MPI_OP_NULL) MPI_Op_create(plus_one, 1, &user_plus_one);
+  std::vector<MPI_Op> int_all = int_ops;
+  int_all.push_back(user_plus_one);
+  v.push_back(builtin("MPI_INT", MPI_INT, Kind::SInt, sizeof(int), int_all, int_all,
                       {{MPI_MAXLOC, STF_ERR_OP}}));
   v.back().core = true;
   v.push_back(builtin("MPI_DOUBLE", MPI_DOUBLE, Kind::Float, sizeof(double), dbl_ops, dbl_ops,
@@ -191,6 +206,8 @@ std::vector<UnitSpec> make_units() {
   MPI_Type_contiguous(3, MPI_DOUBLE, &c3.type);
   MPI_Type_commit(&c3.type);
   c3.derived = true;
+  c3.oracle_type = MPI_DOUBLE;
+  c3.oracle_count = 3;
   c3.extent = 3 * sizeof(double);
   for (int k = 0; k < 3; ++k) c3.fields.push_back({k * sizeof(double), Kind::Float, sizeof(double)});
   c3.ops = {MPI_SUM, MPI_MAX, MPI_REPLACE};
@@ -214,6 +231,42 @@ std::vector<UnitSpec> make_units() {
   vec.fetch = {MPI_REPLACE};
   vec.bad = {{MPI_SUM, STF_ERR_TYPE}};
   v.push_back(vec);
+
+  // A struct {int; double}: two base types, 4 padding bytes between them
+  // that the type does not cover (must stay untouched). MPI_REPLACE only.
+  struct ID {
+    int i;
+    double d;
+  };
+  UnitSpec st;
+  st.name = "struct{int,double}";
+  int blocklens[2] = {1, 1};
+  MPI_Aint displs[2] = {offsetof(ID, i), offsetof(ID, d)};
+  MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Type_create_struct(2, blocklens, displs, types, &st.type);
+  MPI_Type_commit(&st.type);
+  st.derived = true;
+  st.extent = sizeof(ID);
+  st.fields = {{offsetof(ID, i), Kind::SInt, sizeof(int)}, {offsetof(ID, d), Kind::Float, sizeof(double)}};
+  st.gaps = {{sizeof(int), offsetof(ID, d) - sizeof(int)}};
+  st.ops = {MPI_REPLACE};
+  st.fetch = {MPI_REPLACE};
+  st.bad = {{MPI_SUM, STF_ERR_TYPE}};
+  v.push_back(st);
+
+  // One int per 16 bytes (resized extent): units are not adjacent, and the
+  // 12 bytes after each int belong to no unit.
+  UnitSpec rs;
+  rs.name = "resized(MPI_INT,extent 16)";
+  MPI_Type_create_resized(MPI_INT, 0, 16, &rs.type);
+  MPI_Type_commit(&rs.type);
+  rs.derived = true;
+  rs.extent = 16;
+  rs.fields = {{0, Kind::SInt, sizeof(int)}};
+  rs.gaps = {{sizeof(int), 16 - sizeof(int)}};
+  rs.ops = {MPI_REPLACE};
+  rs.fetch = {MPI_REPLACE};
+  v.push_back(rs);
   return v;
 }
 
@@ -221,6 +274,7 @@ void free_units(std::vector<UnitSpec> &units) {
   for (auto &u : units)
     if (u.derived) MPI_Type_free(&u.type);
   units.clear();
+  if (user_plus_one != MPI_OP_NULL) MPI_Op_free(&user_plus_one);
 }
 
 const char *op_name(MPI_Op op) {
@@ -232,7 +286,7 @@ const char *op_name(MPI_Op op) {
       {MPI_MINLOC, "MPI_MINLOC"}, {MPI_OP_NULL, "MPI_OP_NULL"}};
   for (auto &n : names)
     if (n.first == op) return n.second;
-  return "user-op";
+  return op == user_plus_one ? "user-op(a+b+1)" : "user-op";
 }
 
 void gen_unit(const UnitSpec &u, MPI_Op op, std::uint64_t key, bool big, void *dst) {
@@ -273,14 +327,26 @@ void apply_op(const UnitSpec &u, MPI_Op op, void *inout, const void *in) {
   }
   // MPI itself is the reference for every builtin op (all are commutative,
   // so MPI's "in op inout" equals "inout op in").
-  MPI_Reduce_local(in, inout, 1, u.type, op);
+  MPI_Reduce_local(in, inout, u.oracle_count, u.oracle_type, op);
 }
 
 bool unit_equal(const UnitSpec &u, const void *a, const void *b) {
   const unsigned char *pa = static_cast<const unsigned char *>(a);
   const unsigned char *pb = static_cast<const unsigned char *>(b);
-  for (const Field &f : u.fields)
-    if (std::memcmp(pa + f.offset, pb + f.offset, f.bytes) != 0) return false;
+  for (const Field &f : u.fields) {
+    // Floating point compares by value: the sign of a zero product depends
+    // on the (unspecified) order of a reduction. No NaN is ever generated.
+    if (f.kind == Kind::Float) {
+      if (load_float(pa + f.offset, f.bytes) != load_float(pb + f.offset, f.bytes)) return false;
+    } else if (f.kind == Kind::Complex) {
+      double x[2], y[2];
+      std::memcpy(x, pa + f.offset, sizeof x);
+      std::memcpy(y, pb + f.offset, sizeof y);
+      if (x[0] != y[0] || x[1] != y[1]) return false;
+    } else if (std::memcmp(pa + f.offset, pb + f.offset, f.bytes) != 0) {
+      return false;
+    }
+  }
   for (const auto &g : u.gaps)
     if (std::memcmp(pa + g.first, pb + g.first, g.second) != 0) return false;
   return true;

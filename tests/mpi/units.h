@@ -28,6 +28,10 @@ struct UnitSpec {
   std::string name;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   bool derived = false;  // created here, freed by free_units
+  // What the oracle hands to MPI_Reduce_local (MPI's builtin ops reject
+  // derived types there): count elements of a builtin type.
+  MPI_Datatype oracle_type = MPI_DATATYPE_NULL;
+  int oracle_count = 1;
   std::size_t extent = 0;
   std::vector<Field> fields;
   // Bytes inside a unit that belong to no element and must stay untouched.

@@ -100,6 +100,13 @@ TEST(DecodeUnit, DenseDerivedTypes) {
   EXPECT_EQ(u->count, 6);
   MPI_Type_free(&t);
   MPI_Type_free(&inner);
+
+  // A duplicate of a builtin is a derived type with the builtin's kernels.
+  MPI_Type_dup(MPI_UNSIGNED_SHORT, &t);
+  u = decode(t);
+  EXPECT_EQ(u->base, kBase_UNSIGNED_SHORT);
+  EXPECT_EQ(u->count, 1);
+  MPI_Type_free(&t);
 }
 
 TEST(DecodeUnit, OpaqueDerivedTypes) {
@@ -397,7 +404,7 @@ TEST(Kernels, ContiguousIndexList) {
       const Kernels *k = kernels_for(u, op);
       std::vector<double> data(8 * c), buf(3 * c);
       for (std::size_t e = 0; e < data.size(); ++e) data[e] = static_cast<double>(e);
-      for (std::size_t e = 0; e < buf.size(); ++e) buf[e] = 100.0 + e;
+      for (std::size_t e = 0; e < buf.size(); ++e) buf[e] = 100.0 + static_cast<double>(e);
       const IndexList range{3, 2, nullptr};  // units 2, 3, 4
 
       std::vector<double> packed(3 * c);
