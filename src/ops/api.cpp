@@ -17,9 +17,9 @@ struct OpArgs {
 int begin_kind(stf_request r) {
   switch (r->kind) {
     case OpKind::bcast:
-    case OpKind::scatter: return bcast_begin(r);
+    case OpKind::scatter: return one_way_begin(r, Direction::root_to_leaf);
     case OpKind::reduce:
-    case OpKind::gather: return reduce_begin(r);
+    case OpKind::gather: return one_way_begin(r, Direction::leaf_to_root);
     case OpKind::fetch_and_op: return fetch_begin(r);
     case OpKind::degree: return STF_SUCCESS;
   }
@@ -29,9 +29,9 @@ int begin_kind(stf_request r) {
 int end_kind(stf_request r) {
   switch (r->kind) {
     case OpKind::bcast:
-    case OpKind::scatter: return bcast_end(r);
+    case OpKind::scatter: return one_way_end(r, Direction::root_to_leaf);
     case OpKind::reduce:
-    case OpKind::gather: return reduce_end(r);
+    case OpKind::gather: return one_way_end(r, Direction::leaf_to_root);
     case OpKind::fetch_and_op: return fetch_end(r);
     case OpKind::degree: return STF_SUCCESS;
   }
@@ -49,7 +49,7 @@ int begin(stf_sf owner, stf_sf sf, const OpArgs &a, stf_request *req) {
   bool roots_written = a.kind == OpKind::reduce || a.kind == OpKind::gather || a.kind == OpKind::fetch_and_op;
   const void *rootdata = roots_written ? a.dst : a.src;
   const void *leafdata = roots_written ? a.src : a.dst;
-  STF_CHECK(check_data(sf, sf->nroots, rootdata, leafdata, op_kind_name(a.kind)));
+  STF_CHECK(check_data(sf, rootdata, leafdata, op_kind_name(a.kind)));
   if (a.kind == OpKind::fetch_and_op && sf->nleaves > 0 && !a.update)
     return set_error(STF_ERR_NULL, "fetch_and_op: leafupdate is NULL but this rank has %d leaves", sf->nleaves);
   stf_request r = nullptr;

@@ -98,12 +98,12 @@ void prepare_recv(stf_request r, const Messages &m, const std::vector<IndexList>
 
 // Pack each sending peer's units into buf, or send from user memory.
 void prepare_send(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const void *user,
-                  std::vector<char> *buf, bool allow_direct) {
+                  std::vector<char> *buf) {
   const Unit &u = *r->unit;
   grow(buf, static_cast<std::size_t>(m.idx.size()) * u.packed_bytes);
   r->send_ptrs.resize(m.count());
   for (int k = 0; k < m.count(); k++) {
-    if (allow_direct && direct_ok(u, lists[k])) {
+    if (direct_ok(u, lists[k])) {
       r->send_ptrs[k] = at(user, lists[k].start, u.extent);
     } else {
       char *slice = at(buf->data(), m.offset[k], u.packed_bytes);
@@ -128,48 +128,57 @@ int resolve_unit(MPI_Datatype type, MPI_Op op, const Unit **unit, const Kernels 
   return get_kernels(**unit, MPI_REPLACE, copy);
 }
 
-int check_data(stf_sf sf, stf_int nroots_needed, const void *rootdata, const void *leafdata, const char *what) {
-  if (nroots_needed > 0 && !rootdata) return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", what, nroots_needed);
-  if (sf->nleaves > 0 && !leafdata) return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", what, sf->nleaves);
+int check_data(stf_sf sf, const void *rootdata, const void *leafdata, const char *what) {
+  if (sf->nroots > 0 && !rootdata)
+    return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", what, sf->nroots);
+  if (sf->nleaves > 0 && !leafdata)
+    return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", what, sf->nleaves);
   return STF_SUCCESS;
 }
 
-int bcast_begin(stf_request r) {
+namespace {
+
+// The sending and receiving sides of a one-way exchange (bcast or reduce).
+struct Flow {
+  const Messages &from, &to;
+  const std::vector<IndexList> &from_lists, &to_lists;
+  const IndexList &self_from, &self_to;
+  const char *to_direct;  // extra condition for receiving into user memory, or nullptr
+  Channel &channel;
+  std::vector<char> &send_buf, &recv_buf;
+  int tag;
+};
+
+Flow flow(stf_request r, Direction d) {
   const Plan &p = *r->sf->plan;
+  if (d == Direction::root_to_leaf)
+    return {p.root, p.leaf, p.root_lists, p.leaf_lists, p.self_root, p.self_leaf, nullptr,
+            r->to_leaf, r->rootbuf, r->leafbuf, tag_root_to_leaf};
+  return {p.leaf, p.root, p.leaf_lists, p.root_lists, p.self_leaf, p.self_root, p.root_recv_direct.data(),
+          r->to_root, r->leafbuf, r->rootbuf, tag_leaf_to_root};
+}
+
+}  // namespace
+
+// src -> dst in direction d: receives posted first, then packs and sends,
+// then the self part while messages fly.
+int one_way_begin(stf_request r, Direction d) {
+  Flow f = flow(r, d);
   Transport &t = *r->sf->transport;
   const std::size_t pb = r->unit->packed_bytes;
-  prepare_recv(r, p.leaf, p.leaf_lists, nullptr, r->op == MPI_REPLACE, r->dst, &r->leafbuf);
-  STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, tag_root_to_leaf, pb, r->recv_ptrs.data()));
-  prepare_send(r, p.root, p.root_lists, r->src, &r->rootbuf, true);
-  STF_CHECK(t.post_send(r->to_leaf, Direction::root_to_leaf, tag_root_to_leaf, pb, r->send_ptrs.data()));
-  r->kernels->scatter(*r->unit, p.self_root, r->src, p.self_leaf, r->dst, r->op);
+  prepare_recv(r, f.to, f.to_lists, f.to_direct, r->op == MPI_REPLACE, r->dst, &f.recv_buf);
+  STF_CHECK(t.post_recv(f.channel, d, f.tag, pb, r->recv_ptrs.data()));
+  prepare_send(r, f.from, f.from_lists, r->src, &f.send_buf);
+  STF_CHECK(t.post_send(f.channel, d, f.tag, pb, r->send_ptrs.data()));
+  r->kernels->scatter(*r->unit, f.self_from, r->src, f.self_to, r->dst, r->op);
   return STF_SUCCESS;
 }
 
-int bcast_end(stf_request r) {
-  const Plan &p = *r->sf->plan;
-  STF_CHECK(r->sf->transport->wait_recv(r->to_leaf));
-  unpack_received(r, p.leaf, p.leaf_lists, r->leafbuf, r->dst);
-  return r->sf->transport->wait_send(r->to_leaf);
-}
-
-int reduce_begin(stf_request r) {
-  const Plan &p = *r->sf->plan;
-  Transport &t = *r->sf->transport;
-  const std::size_t pb = r->unit->packed_bytes;
-  prepare_recv(r, p.root, p.root_lists, p.root_recv_direct.data(), r->op == MPI_REPLACE, r->dst, &r->rootbuf);
-  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->recv_ptrs.data()));
-  prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf, true);
-  STF_CHECK(t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data()));
-  r->kernels->scatter(*r->unit, p.self_leaf, r->src, p.self_root, r->dst, r->op);
-  return STF_SUCCESS;
-}
-
-int reduce_end(stf_request r) {
-  const Plan &p = *r->sf->plan;
-  STF_CHECK(r->sf->transport->wait_recv(r->to_root));
-  unpack_received(r, p.root, p.root_lists, r->rootbuf, r->dst);
-  return r->sf->transport->wait_send(r->to_root);
+int one_way_end(stf_request r, Direction d) {
+  Flow f = flow(r, d);
+  STF_CHECK(r->sf->transport->wait_recv(f.channel));
+  unpack_received(r, f.to, f.to_lists, f.recv_buf, r->dst);
+  return r->sf->transport->wait_send(f.channel);
 }
 
 // Fetch-and-op: contributions travel leaf -> root in begin; in end the root
@@ -191,7 +200,7 @@ int fetch_begin(stf_request r) {
   prepare_recv(r, p.leaf, p.leaf_lists, nullptr, true, r->update, &r->returnbuf);
   STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->recv_ptrs.data()));
 
-  prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf, true);
+  prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf);
   return t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data());
 }
 

@@ -13,12 +13,11 @@ int take_request(stf_sf owner, stf_request *req, OpKind kind, stf_request *out);
 
 int resolve_unit(MPI_Datatype type, MPI_Op op, const Unit **unit, const Kernels **kernels, const Kernels **copy);
 // NULL data is an error only where this rank has roots (leaves) to touch.
-int check_data(stf_sf sf, stf_int nroots_needed, const void *rootdata, const void *leafdata, const char *what);
+int check_data(stf_sf sf, const void *rootdata, const void *leafdata, const char *what);
 
-int bcast_begin(stf_request r);
-int bcast_end(stf_request r);
-int reduce_begin(stf_request r);
-int reduce_end(stf_request r);
+// bcast (root_to_leaf) and reduce (leaf_to_root): r->src flows into r->dst with r->op.
+int one_way_begin(stf_request r, Direction d);
+int one_way_end(stf_request r, Direction d);
 int fetch_begin(stf_request r);
 int fetch_end(stf_request r);
 
