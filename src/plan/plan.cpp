@@ -98,10 +98,22 @@ int build_plan(stf_sf sf, Plan *plan) {
   Messages wanted;
   group_leaves(sf, plan, &wanted);
   STF_CHECK(discover(sf->comm, sf->opts.twosided, wanted, &plan->root));
+  return finish_plan(sf, plan);
+}
+
+int finish_plan(stf_sf sf, Plan *plan) {
   STF_CHECK(check_root_offsets(sf, *plan));
   classify(plan, sf->nroots);
   plan->self_position = static_cast<int>(
       std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), sf->rank) - plan->root.ranks.begin());
+  return STF_SUCCESS;
+}
+
+int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
+  std::unique_ptr<Transport> transport;
+  STF_CHECK(create_transport(sf, *plan, &transport));
+  sf->plan = std::move(plan);
+  sf->transport = std::move(transport);
   return STF_SUCCESS;
 }
 
@@ -110,11 +122,7 @@ int ensure_setup(stf_sf sf) {
   if (sf->plan) return STF_SUCCESS;
   auto plan = std::make_unique<Plan>();
   STF_CHECK(build_plan(sf, plan.get()));
-  std::unique_ptr<Transport> transport;
-  STF_CHECK(create_transport(sf, *plan, &transport));
-  sf->plan = std::move(plan);
-  sf->transport = std::move(transport);
-  return STF_SUCCESS;
+  return install_plan(sf, std::move(plan));
 }
 
 }  // namespace stf

@@ -3,6 +3,7 @@
 // self part that never goes through MPI.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "graph/discovery.h"
@@ -29,6 +30,13 @@ struct Plan {
 
 // Collective: discover the reverse direction and build the plan.
 int build_plan(stf_sf sf, Plan *plan);
+// Everything after discovery: with plan->leaf, plan->root (messages) and the
+// self index vectors filled in, check root offsets (collectively with
+// -stf_validate) and derive the index lists. Lets a plan derived from another
+// one (sub-SFs) skip discovery.
+int finish_plan(stf_sf sf, Plan *plan);
+// Give sf its plan and create the transport for it.
+int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
 
 // An IndexList over idx[0..n), without the array when it is contiguous.
 IndexList make_index_list(const stf_int *idx, stf_int n);
