@@ -3,7 +3,7 @@
 # Does nothing when everything is already there.
 set -euo pipefail
 
-packages=(cmake make g++ openmpi-bin libopenmpi-dev libgtest-dev pkg-config)
+packages=(cmake make g++ openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
