@@ -112,6 +112,9 @@ int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilo
  * output pointer may be NULL. STF_ERR_STATE if no graph is set. */
 int stf_get_graph(stf_sf sf, stf_int *nroots, stf_int *nleaves, const stf_int **ilocal,
                   const stf_node **iremote);
+/* The SF's communicator: a duplicate of the one given to stf_create, owned
+ * by the SF (do not free; valid until stf_destroy). Not collective. */
+int stf_get_comm(stf_sf sf, MPI_Comm *comm);
 /* Leaf slots touched lie in [*minleaf, *maxleaf]; an SF without leaves gives 0, -1. */
 int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf);
 /* Build the communication plan (two-sided discovery). Collective. Called
@@ -176,6 +179,128 @@ int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multirootdata, v
                       stf_request *req);
 int stf_scatter_end(stf_sf sf, stf_request *req);
 int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata);
+
+/* ---- statistics ---------------------------------------------------------- *
+ * What the operations on one SF cost this rank since it was created or the
+ * counters were reset: kernel calls and bytes moved through pack buffers.
+ * Contiguous messages go straight between user memory and MPI and count no
+ * pack or unpack; gather/scatter count on the SF they were called on. Fields
+ * may be added at the end in later versions (recompile against the header). */
+typedef struct {
+  long long pack_calls;        /* user data -> message buffer */
+  long long unpack_calls;      /* message buffer -> user data, with the op (fetch-and-op included) */
+  long long scatter_calls;     /* self part, root to leaf or back, memcpy included */
+  long long bytes_packed;      /* bytes written by pack */
+  long long bytes_unpacked;    /* bytes read by unpack */
+  long long messages_sent;     /* messages to other ranks */
+  long long messages_received; /* messages from other ranks */
+} stf_stats;
+
+/* Copy this rank's counters of sf into *stats. Not collective. */
+int stf_get_stats(stf_sf sf, stf_stats *stats);
+/* Set this rank's counters of sf to zero. Not collective. */
+int stf_reset_stats(stf_sf sf);
+
+/* ---- graph algebra --------------------------------------------------------- *
+ * New SFs built from old ones or from a description. All calls here are
+ * collective over the (congruent) communicators of their SF arguments, or
+ * over comm; the result is a new SF owned by the caller (stf_destroy), set
+ * up or ready to be, with the options of the first SF argument (the
+ * defaults for calls taking a comm). SF arguments need a graph and must not
+ * be NULL; an input SF that is not set up yet is set up (collective). An
+ * error found on one rank is reported on every rank (the others say another
+ * rank failed), and no output is created. Errors: STF_ERR_ARG for SFs on
+ * different communicators, a root of degree > 1 where at most one is
+ * required (the message names the rank and root), spaces that do not fit,
+ * and counts or indices out of range. Leaf buffers of an SF have
+ * maxleaf + 1 slots (stf_get_leaf_range). */
+
+/* C: A's roots to B's leaves, where A's leaf slots are B's roots (on every
+ * rank A's maxleaf < B's nroots). bcast through C equals bcast through A
+ * then B. Leaves of B whose root no leaf of A reaches get no edge in C; C's
+ * leaves keep B's slots. */
+int stf_compose(stf_sf a, stf_sf b, stf_sf *c);
+/* C: A's roots to B's roots, where A and B have leaves in the same leaf
+ * space and every root of B has at most one leaf. A root of B gets an edge
+ * when its leaf slot is also a leaf of A, to that leaf's root; C's leaf slots
+ * are B's root offsets. */
+int stf_compose_inverse(stf_sf a, stf_sf b, stf_sf *c);
+/* The inverse of an SF whose roots have at most one leaf each: its roots are
+ * sf's leaf slots (maxleaf + 1 of them), its leaves are sf's roots that have
+ * a leaf (slot = root offset). bcast on the inverse equals reduce with
+ * MPI_REPLACE on sf. */
+int stf_create_inverse(stf_sf sf, stf_sf *inv);
+
+/* How stf_concatenate numbers the roots of its inputs. */
+typedef enum {
+  STF_CONCAT_ROOTS_LOCAL,  /* each rank stacks the root spaces of the inputs, in order */
+  STF_CONCAT_ROOTS_SHARED, /* the inputs share one root space (same nroots on each rank) */
+  STF_CONCAT_ROOTS_GLOBAL  /* the global root spaces are stacked in order, then split
+                              again so each rank owns the sum of its inputs' nroots */
+} stf_concat_roots;
+/* n >= 1 SFs on one communicator become one whose leaf space stacks theirs:
+ * leaf slot s of sfs[i] becomes leaf_offsets[i] + s (this rank's offsets,
+ * n entries; NULL: each input after the previous one's maxleaf + 1).
+ * Overlapping leaves give STF_ERR_DUPLICATE. Roots as in root_mode; with
+ * GLOBAL, root k of rank p in sfs[i] is global index
+ * (total roots of sfs[0..i)) + (roots of sfs[i] on ranks < p) + k. */
+int stf_concatenate(int n, const stf_sf sfs[], const stf_int leaf_offsets[], stf_concat_roots root_mode,
+                    stf_sf *out);
+/* Union of two SFs on the same root space (same nroots on each rank); a leaf
+ * slot present in both takes B's edge. */
+int stf_merge(stf_sf a, stf_sf b, stf_sf *c);
+
+/* Sub-SF keeping only the edges of the selected roots (this rank's root
+ * offsets, any order, duplicates allowed; nselected = 0 allows NULL) or of
+ * the selected leaf slots. Numbering is unchanged (same nroots, same leaf
+ * slots), so buffers of the original SF still fit. The plan is derived from
+ * the original's plan (sf is set up if needed): no new discovery. */
+int stf_create_embedded_roots(stf_sf sf, stf_int nselected, const stf_int *selected, stf_sf *sub);
+int stf_create_embedded_leaves(stf_sf sf, stf_int nselected, const stf_int *selected, stf_sf *sub);
+
+/* bs >= 1 copies of sf for data stored as bs columns: copy c of root k is
+ * root c * ldr + k, copy c of leaf slot s is slot c * ldl + s. ldr >= nroots
+ * and ldl >= maxleaf + 1, each rank its own; a negative value means that
+ * minimum. The result has bs * ldr roots. */
+int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ldl, stf_sf *out);
+
+/* Communication patterns, built without discovery. nroots: roots owned by
+ * this rank (any >= 0, may differ between ranks), except for ALLTOALL. */
+typedef enum {
+  STF_PATTERN_ALLGATHER, /* every rank has all roots of all ranks as leaves, in rank order */
+  STF_PATTERN_GATHER,    /* the same, on rank 0 only; other ranks have no leaves */
+  STF_PATTERN_ALLTOALL   /* nroots = block size b, the same on every rank: each rank owns
+                            size * b roots and size * b leaf slots; leaf block p of rank q
+                            reads root block q of rank p (like MPI_Alltoall) */
+} stf_pattern;
+int stf_create_from_pattern(MPI_Comm comm, stf_pattern pattern, stf_int nroots, stf_sf *out);
+
+/* Layouts: a global numbering in which each rank owns a contiguous range,
+ * rank 0 first; nowned is this rank's count. */
+/* Owner (rank, local offset) of each of n global indices. Collective over
+ * comm; STF_ERR_ARG for an index outside the layout. */
+int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global, stf_node *owners);
+/* The SF that brings global entries to the ranks that need them: nowned
+ * roots; leaf i (contiguous, 0..nneeded-1) reads global index global[i]. */
+int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
+                                   stf_sf *out);
+
+/* Sections: root point r owns root_count[r] >= 0 data entries stored at
+ * root_offset[r] >= 0 .. + count - 1 in a root data array. The counts travel
+ * over sf to the leaf points: leaf_count and leaf_offset (caller arrays of
+ * maxleaf + 1 entries; may be NULL when this rank has no leaves) get each
+ * leaf slot's count and an offset that packs the leaf entries in ascending
+ * leaf slot order (slots without a leaf: 0, 0). *nleafdata: the number of
+ * leaf entries (may be NULL). *datasf moves the entries: its roots are the
+ * root data array (max(offset + count) entries), its leaves 0..nleafdata-1. */
+int stf_distribute_section(stf_sf sf, const stf_int *root_count, const stf_int *root_offset, stf_int *leaf_count,
+                           stf_int *leaf_offset, stf_int *nleafdata, stf_sf *datasf);
+
+/* Migration: local point i (0..npoints-1) should move to rank target[i].
+ * *out has npoints roots here and *nnew leaves (0..nnew-1) on each rank, the
+ * points that arrive, numbered by (source rank, source index); bcast over it
+ * moves point data to the new owners. nnew may be NULL. */
+int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *target, stf_sf *out, stf_int *nnew);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,132 @@ int stf_mm_parse(const char *text, int64_t length, stf_coo *out);
 /* Free the arrays of a matrix and zero it; NULL is ignored. */
 void stf_coo_free(stf_coo *m);
 
+
+/* ---- distributed CSR matrix ---------------------------------------------- *
+ * Rows are split into contiguous blocks, one per rank; columns use the same
+ * split (the matrix must be square). Each rank stores its rows as a diagonal
+ * block (columns it owns) and an off-diagonal block whose columns are
+ * compacted to the ghost entries it needs; the ghost SF brings those entries
+ * from their owners. */
+
+typedef struct stf_csr_s *stf_csr;
+
+typedef enum {
+  STF_PARTITION_ROWS, /* about the same number of rows per rank */
+  STF_PARTITION_NNZ   /* about the same number of nonzeros per rank */
+} stf_partition;
+
+/* Collective. Every rank passes the same global matrix (for example each one
+ * read the same file) and keeps its own rows. Duplicate entries are summed.
+ * STF_ERR_ARG for a non-square matrix or inconsistent input. */
+int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A);
+/* Collective. Sets *A to NULL. */
+int stf_csr_destroy(stf_csr *A);
+/* Sizes: global rows, this rank's rows, its first global row, its ghost
+ * entries, its stored nonzeros. Any pointer may be NULL. */
+int stf_csr_get_info(stf_csr A, int64_t *nglobal, stf_int *nlocal, int64_t *first_row, stf_int *nghost,
+                     int64_t *nnz_local);
+/* The ghost SF (owned by A): roots = this rank's x entries, leaves = ghosts. */
+int stf_csr_get_ghost_sf(stf_csr A, stf_sf *sf);
+/* Global column index of each ghost entry (owned by A, nghost entries, ascending). */
+int stf_csr_get_ghost_columns(stf_csr A, const int64_t **columns);
+/* y = A x on this rank's parts (nlocal entries each). The diagonal block is
+ * multiplied while the ghost entries travel. Collective. */
+int stf_csr_mult(stf_csr A, const double *x, double *y);
+/* y = A^T x: off-diagonal contributions travel back to their owners with a
+ * reduce (MPI_SUM) while the diagonal block is multiplied. Collective. */
+int stf_csr_mult_transpose(stf_csr A, const double *x, double *y);
+
+/* ---- conjugate gradient -------------------------------------------------- */
+
+typedef struct {
+  int iterations;        /* iterations done */
+  double residual_norm;  /* ||b - A x|| (recursive residual) at the end */
+  int converged;         /* 1 if ||r|| <= rtol * ||b|| */
+  long long host_syncs;  /* points where the host waited for a global result (allreduces) */
+} stf_cg_result;
+
+/* Unpreconditioned CG for SPD A, starting from x (this rank's part), until
+ * ||r|| <= rtol * ||b|| or maxit iterations. Collective. */
+int stf_cg_solve(stf_csr A, const double *b, double *x, double rtol, int maxit, stf_cg_result *result);
+
+
+/* ---- structured grids ---------------------------------------------------- *
+ * A 2D or 3D box of points split over a process grid; each rank owns a box
+ * and works on it with a ghost layer. Vectors store points with x fastest,
+ * then y, then z, and dof values per point innermost. A "global" vector is
+ * this rank's owned box; a "local" vector is its ghosted box (owned box
+ * widened by width points on each side, clipped at non-periodic domain
+ * boundaries). */
+
+typedef struct stf_grid_s *stf_grid;
+
+typedef enum {
+  STF_STENCIL_STAR, /* ghosts across faces only */
+  STF_STENCIL_BOX   /* faces, edges and corners */
+} stf_stencil;
+
+typedef struct {
+  int dim;            /* 2 or 3 */
+  int64_t n[3];       /* global points per direction (n[2] ignored in 2D) */
+  int procs[3];       /* process grid; 0 entries are chosen (MPI_Dims_create) */
+  int periodic[3];    /* 1: periodic in that direction */
+  stf_stencil stencil;
+  int width;          /* ghost width >= 1 */
+  int dof;            /* values per point >= 1 */
+} stf_grid_desc;
+
+/* Collective. STF_ERR_ARG for a bad description or a process grid that does
+ * not fit the communicator (or has more ranks than points in a direction). */
+int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_grid *grid);
+int stf_grid_destroy(stf_grid *grid);
+/* Owned and ghosted boxes: first global point and size per direction. Ghosted
+ * starts may be negative or sizes run past n in periodic directions. */
+int stf_grid_get_boxes(stf_grid grid, int64_t owned_start[3], int64_t owned_size[3], int64_t ghost_start[3],
+                       int64_t ghost_size[3]);
+/* The grid's SF (owned by the grid) and its unit (dof doubles). */
+int stf_grid_get_sf(stf_grid grid, stf_sf *sf, MPI_Datatype *unit);
+/* local = global on the owned part and the ghosts (bcast, MPI_REPLACE). Points
+ * of the ghosted box that are no ghost (corners with a star stencil) are left
+ * as they are. Collective. */
+int stf_grid_global_to_local(stf_grid grid, const double *global, double *local);
+/* global += every local value of the same point, owned part and ghosts alike
+ * (reduce, MPI_SUM). Collective. */
+int stf_grid_local_to_global(stf_grid grid, const double *local, double *global);
+
+
+/* ---- vector scatter ------------------------------------------------------ *
+ * Distributed vectors with contiguous ownership (rank 0 owns the first
+ * entries); each rank names the global entries it needs, in any order
+ * (repeats allowed), and gets them in a local ghost vector, entry i of the
+ * ghost vector holding global entry global[i]. */
+
+typedef struct stf_vecscatter_s *stf_vecscatter;
+
+typedef enum {
+  STF_INSERT_VALUES, /* overwrite the destination */
+  STF_ADD_VALUES     /* add into the destination */
+} stf_insert_mode;
+
+/* Collective. nowned: entries this rank owns; global: the nneeded global
+ * indices it needs. STF_ERR_ARG for an index outside the vector. */
+int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
+                          stf_vecscatter *vs);
+int stf_vecscatter_destroy(stf_vecscatter *vs);
+/* The SF underneath (owned by vs): roots = owned entries, leaves = ghost entries. */
+int stf_vecscatter_get_sf(stf_vecscatter vs, stf_sf *sf);
+/* Forward: ghost[i] = (or +=) owned value of global[i]. Split phase; the
+ * request is an ordinary starforest request. unit: MPI_DOUBLE, or any unit
+ * of the same layout on both sides (several values per entry). */
+int stf_vecscatter_forward_begin(stf_vecscatter vs, MPI_Datatype unit, const void *owned, void *ghost,
+                                 stf_insert_mode mode, stf_request *req);
+int stf_vecscatter_forward_end(stf_vecscatter vs, stf_request *req);
+/* Reverse: owned[g] += every ghost entry naming g (ADD only; INSERT where
+ * several ghosts name one entry would be ambiguous, so it is refused). */
+int stf_vecscatter_reverse_begin(stf_vecscatter vs, MPI_Datatype unit, const void *ghost, void *owned,
+                                 stf_insert_mode mode, stf_request *req);
+int stf_vecscatter_reverse_end(stf_vecscatter vs, stf_request *req);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,9 @@ const OptionSpec specs[] = {
      "two-sided discovery at set-up: NBX (Issend + Ibarrier) or allreduce of counts (default nbx)"},
     {"stf_validate", "STF_VALIDATE", "0|1",
      "collective check at set-up that every root offset is below its owner's nroots (default 0)"},
+    {"stf_pack_opt", "STF_PACK_OPT", "0|1",
+     "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, "
+     "memcpy or nothing for the self part; 0 packs every index list as an array (default 1)"},
 };
 
 std::mutex global_mutex;
@@ -46,6 +49,8 @@ int set_one(const std::string &name, const std::string &value, Options *o) {
     else return set_error(STF_ERR_OPTION, "-stf_twosided '%s' unknown (nbx|allreduce)", value.c_str());
   } else if (name == "stf_validate") {
     return parse_bool("stf_validate", value, &o->validate);
+  } else if (name == "stf_pack_opt") {
+    return parse_bool("stf_pack_opt", value, &o->pack_opt);
   } else {
     return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
   }

@@ -11,6 +11,7 @@ struct Options {
   std::string type = "basic";         // transport
   TwoSided twosided = TwoSided::nbx;  // discovery algorithm at set-up
   bool validate = false;              // collective root-offset check at set-up
+  bool pack_opt = true;               // index analysis (contiguous/strided, no-copy paths)
 };
 
 // Defaults for new SFs: built-in values, then STF_* variables, then the

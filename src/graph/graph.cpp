@@ -173,6 +173,13 @@ extern "C" int stf_get_graph(stf_sf sf, stf_int *nroots, stf_int *nleaves, const
   return STF_SUCCESS;
 }
 
+extern "C" int stf_get_comm(stf_sf sf, MPI_Comm *comm) {
+  STF_CHECK(check_sf(sf));
+  if (!comm) return set_error(STF_ERR_NULL, "output communicator pointer is NULL");
+  *comm = sf->comm;
+  return STF_SUCCESS;
+}
+
 extern "C" int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf) {
   STF_CHECK(check_graph(sf));
   if (minleaf) *minleaf = sf->minleaf;

@@ -1,117 +1,207 @@
 // Kernel tables: for each (element type, op) one static Kernels entry whose
-// functions are instantiated from the functors below.
+// functions run the functors of kernels/functors.h serially on the host.
 //
-// Each kernel body is written once as a functor over the index i of a unit in
-// the IndexList; host kernels are plain loops over it. The functors avoid
-// host-only calls so the same bodies can later run from CUDA kernels or a
-// thread pool. Opaque units and user-defined ops need MPI and stay host-only.
+// Each call picks, at run time, the instantiation for its index pattern
+// (contiguous, strided, indexed) and block size (1, 2, 4, 8 elements per unit
+// or a generic count), so every combination is its own tight loop. Opaque
+// units and user-defined ops need MPI and stay host-only loops over at(i).
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/functors.h"
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
-#include "kernels/portability.h"
 
 namespace stf {
+
+IndexList IndexList::range(stf_int start, stf_int n) {
+  IndexList l;
+  l.n = n;
+  l.start = start;
+  return l;
+}
+
+IndexList IndexList::box(stf_int start, stf_int dx, stf_int dy, stf_int dz, stf_int X, stf_int Y) {
+  IndexList l;
+  l.n = dx * dy * dz;
+  l.kind = IndexKind::strided;
+  l.start = start;
+  l.dx = dx, l.dy = dy, l.dz = dz, l.X = X, l.Y = Y;
+  return l;
+}
+
+IndexList IndexList::array(const stf_int *idx, stf_int n, bool has_duplicates) {
+  IndexList l;
+  l.n = n;
+  l.kind = IndexKind::indexed;
+  l.idx = idx;
+  l.has_duplicates = has_duplicates;
+  return l;
+}
+
+stf_int IndexList::at(stf_int i) const {
+  switch (kind) {
+    case IndexKind::contiguous: return start + i;
+    case IndexKind::strided: return Strided(*this).at(i);
+    case IndexKind::indexed: break;
+  }
+  return idx[i];
+}
+
 namespace {
 
-// ---- functors -------------------------------------------------------------
+// ---- serial host walks ------------------------------------------------------
+// g(i, unit) for i = 0..n-1 in increasing order, which the semantics of
+// duplicate indices need. Strided boxes are nested loops: no divisions, and
+// the innermost loop over a row is contiguous.
 
-// Bytes of one word for type-agnostic copies. Alignment 1, so any address is
-// valid; copies of it still compile to single loads and stores.
-template <int W>
-struct Word {
-  unsigned char b[W];
+template <class G>
+void walk(const Contig &p, stf_int n, G &&g) {
+  for (stf_int i = 0; i < n; ++i) g(i, p.start + i);
+}
+template <class G>
+void walk(const Strided &p, stf_int, G &&g) {
+  stf_int i = 0;
+  for (stf_int k = 0; k < p.dz; ++k)
+    for (stf_int j = 0; j < p.dy; ++j) {
+      const stf_int row = static_cast<stf_int>(p.start + p.XY * k + p.X * j);
+      for (stf_int x = 0; x < p.dx; ++x) g(i++, row + x);
+    }
+}
+template <class G>
+void walk(const Indexed &p, stf_int n, G &&g) {
+  for (stf_int i = 0; i < n; ++i) g(i, p.idx[i]);
+}
+
+// The source side of a scatter, stepped in the same order as the walk over
+// its destination (a contiguous source never gets here: it is a buffer).
+class SourceCursor {
+ public:
+  explicit SourceCursor(const AnyPattern &p) : p_(p), plane_(p.box.start), row_(p.box.start) {}
+  stf_int next() {
+    if (p_.kind == IndexKind::indexed) return p_.idx[i_++];
+    const stf_int u = static_cast<stf_int>(row_ + x_);
+    if (++x_ == p_.box.dx) {
+      x_ = 0;
+      row_ += p_.box.X;
+      if (++y_ == p_.box.dy) y_ = 0, plane_ += p_.box.XY, row_ = plane_;
+    }
+    return u;
+  }
+
+ private:
+  const AnyPattern &p_;
+  stf_int i_ = 0, x_ = 0, y_ = 0;
+  std::int64_t plane_, row_;
 };
 
-STF_HOST_DEVICE inline stf_int index_at(const IndexList &l, stf_int i) {
-  return l.idx ? l.idx[i] : l.start + i;
+// ---- compile-time choices from run-time descriptions ------------------------
+
+template <int N>
+using BlockSize = std::integral_constant<int, N>;
+
+// g(BlockSize<k>) for the specialised sizes, BlockSize<0> (generic) otherwise.
+template <class G>
+void with_block(stf_int n, G &&g) {
+  switch (n) {
+    case 1: return g(BlockSize<1>{});
+    case 2: return g(BlockSize<2>{});
+    case 4: return g(BlockSize<4>{});
+    case 8: return g(BlockSize<8>{});
+    default: return g(BlockSize<0>{});
+  }
 }
-// First element of unit u when every unit has n elements (size_t: no overflow).
-STF_HOST_DEVICE inline std::size_t first(stf_int u, stf_int n) {
-  return static_cast<std::size_t>(u) * static_cast<std::size_t>(n);
+template <class G>
+void with_pattern(const IndexList &l, G &&g) {
+  switch (l.kind) {
+    case IndexKind::contiguous: return g(Contig(l));
+    case IndexKind::strided: return g(Strided(l));
+    case IndexKind::indexed: return g(Indexed(l));
+  }
 }
+
+// ---- the four kernels for units of bs elements of T ------------------------
 
 template <class T>
-struct PackFn {
-  const T *data;
-  T *buf;
-  IndexList idx;
-  stf_int n;  // elements per unit
-  STF_HOST_DEVICE void operator()(stf_int i) const {
-    const T *d = data + first(index_at(idx, i), n);
-    T *b = buf + first(i, n);
-    for (stf_int e = 0; e < n; ++e) b[e] = d[e];
-  }
-};
+void pack_units(stf_int bs, const IndexList &l, const void *data, void *buf) {
+  with_block(bs, [&](auto b) {
+    with_pattern(l, [&](auto p) {
+      const PackFn<T, decltype(b)::value, decltype(p)> f{p, static_cast<const T *>(data), static_cast<T *>(buf),
+                                                         Block<decltype(b)::value>(bs)};
+      walk(p, l.n, [&](stf_int i, stf_int u) { f.apply(i, u); });
+    });
+  });
+}
 
 template <class T, class Op>
-struct UnpackFn {
-  const T *buf;
-  T *data;
-  IndexList idx;
-  stf_int n;
-  STF_HOST_DEVICE void operator()(stf_int i) const {
-    T *d = data + first(index_at(idx, i), n);
-    const T *b = buf + first(i, n);
-    for (stf_int e = 0; e < n; ++e) Op::apply(d[e], b[e]);
-  }
-};
+void unpack_units(stf_int bs, const IndexList &l, const void *buf, void *data) {
+  with_block(bs, [&](auto b) {
+    with_pattern(l, [&](auto p) {
+      const UnpackFn<T, Op, decltype(b)::value, decltype(p)> f{p, static_cast<const T *>(buf), static_cast<T *>(data),
+                                                               Block<decltype(b)::value>(bs)};
+      walk(p, l.n, [&](stf_int i, stf_int u) { f.apply(i, u); });
+    });
+  });
+}
 
+// A contiguous source is a buffer already: the unpack kernel does it.
 template <class T, class Op>
-struct ScatterFn {
-  const T *src;
-  IndexList srcidx;
-  T *dst;
-  IndexList dstidx;
-  stf_int n;
-  STF_HOST_DEVICE void operator()(stf_int i) const {
-    const T *s = src + first(index_at(srcidx, i), n);
-    T *d = dst + first(index_at(dstidx, i), n);
-    for (stf_int e = 0; e < n; ++e) Op::apply(d[e], s[e]);
-  }
-};
+void scatter_units(stf_int bs, const IndexList &s, const void *src, const IndexList &d, void *dst) {
+  if (s.kind == IndexKind::contiguous)
+    return unpack_units<T, Op>(bs, d, static_cast<const T *>(src) + first(s.start, bs), dst);
+  with_block(bs, [&](auto b) {
+    with_pattern(d, [&](auto pd) {
+      const ScatterFn<T, Op, decltype(b)::value, AnyPattern, decltype(pd)> f{
+          AnyPattern(s), pd, static_cast<const T *>(src), static_cast<T *>(dst), Block<decltype(b)::value>(bs)};
+      SourceCursor c(f.sidx);
+      walk(pd, d.n, [&](stf_int, stf_int u) { f.apply(c.next(), u); });
+    });
+  });
+}
 
+// Fetch-and-op is ordered by definition and runs once per fetch_and_op at the
+// root, never on the halo path: patterns are specialised, the block size is
+// not (a quarter of all instantiations saved).
 template <class T, class Op>
-struct FetchFn {
-  T *data;
-  IndexList idx;
-  T *buf;
-  stf_int n;
-  STF_HOST_DEVICE void operator()(stf_int i) const {
-    T *d = data + first(index_at(idx, i), n);
-    T *b = buf + first(i, n);
-    for (stf_int e = 0; e < n; ++e) {
-      T old = d[e];
-      Op::apply(d[e], b[e]);
-      b[e] = old;
-    }
-  }
-};
-
-// Serial host execution: increasing i, which the duplicate-index semantics need.
-template <class F>
-void host_for(stf_int n, const F &f) {
-  for (stf_int i = 0; i < n; ++i) f(i);
+void fetch_units(stf_int bs, const IndexList &l, void *data, void *buf) {
+  with_pattern(l, [&](auto p) {
+    const FetchFn<T, Op, 0, decltype(p)> f{p, static_cast<T *>(data), static_cast<T *>(buf), Block<0>(bs)};
+    walk(p, l.n, [&](stf_int i, stf_int u) { f.apply(i, u); });
+  });
 }
 
 // ---- non-opaque units: plain copies, typed ops ------------------------------
 
-// Call f(Word<W>{}) with the widest word that divides the unit extent.
+// One word of a unit for type-agnostic copies: packed (any address is valid)
+// and may_alias (it may overlay any type), copied through its integer member
+// so that runs of words vectorise, which a copy of a byte-array struct does not.
+template <class U>
+struct __attribute__((packed, may_alias)) Word {
+  U v;
+  Word() = default;
+  Word(const Word &) = default;
+  Word &operator=(const Word &o) {
+    v = o.v;
+    return *this;
+  }
+};
+
+// Call f(Word<U>{}) with the widest word that divides the unit extent.
 template <class F>
 void by_width(std::size_t extent, F &&f) {
   if (extent % 8 == 0)
-    f(Word<8>{});
+    f(Word<std::uint64_t>{});
   else if (extent % 4 == 0)
-    f(Word<4>{});
+    f(Word<std::uint32_t>{});
   else if (extent % 2 == 0)
-    f(Word<2>{});
+    f(Word<std::uint16_t>{});
   else
-    f(Word<1>{});
+    f(Word<std::uint8_t>{});
 }
 template <class W>
 stf_int words(const Unit &u) {
@@ -128,14 +218,11 @@ char *unit_ptr(void *p, stf_int u, std::size_t bytes) {
 // The packed form of a non-opaque unit is its memory image, whatever the op.
 void pack_plain(const Unit &u, IndexList idx, const void *data, void *buf) {
   if (idx.n <= 0) return;
-  if (!idx.idx) {
+  if (idx.kind == IndexKind::contiguous) {
     std::memcpy(buf, unit_ptr(data, idx.start, u.extent), static_cast<std::size_t>(idx.n) * u.extent);
     return;
   }
-  by_width(u.extent, [&](auto w) {
-    using W = decltype(w);
-    host_for(idx.n, PackFn<W>{static_cast<const W *>(data), static_cast<W *>(buf), idx, words<W>(u)});
-  });
+  by_width(u.extent, [&](auto w) { pack_units<decltype(w)>(words<decltype(w)>(u), idx, data, buf); });
 }
 
 // MPI_REPLACE and MPI_NO_OP on any non-opaque unit: byte copies, no types.
@@ -145,55 +232,62 @@ struct Plain {
   static constexpr bool kNoOp = std::is_same<Op<int>, OpNoOp<int>>::value;
 
   static void unpack(const Unit &u, IndexList idx, const void *buf, void *data, MPI_Op) {
-    if (idx.n <= 0 || kNoOp) return;
-    if (kReplace && !idx.idx) {
-      std::memcpy(unit_ptr(data, idx.start, u.extent), buf, static_cast<std::size_t>(idx.n) * u.extent);
-      return;
-    }
-    by_width(u.extent, [&](auto w) {
-      using W = decltype(w);
-      host_for(idx.n, UnpackFn<W, Op<W>>{static_cast<const W *>(buf), static_cast<W *>(data), idx, words<W>(u)});
-    });
-  }
-  static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op) {
-    if (srcidx.n <= 0 || kNoOp) return;
-    if (kReplace && !srcidx.idx && !dstidx.idx) {
-      const std::size_t bytes = static_cast<std::size_t>(srcidx.n) * u.extent;
-      const char *s = unit_ptr(src, srcidx.start, u.extent);
-      char *d = unit_ptr(dst, dstidx.start, u.extent);
-      if (s + bytes <= d || d + bytes <= s) {  // overlap keeps the loop's semantics
-        std::memcpy(d, s, bytes);
+    if constexpr (!kNoOp) {
+      if (idx.n <= 0) return;
+      if (kReplace && idx.kind == IndexKind::contiguous) {
+        std::memcpy(unit_ptr(data, idx.start, u.extent), buf, static_cast<std::size_t>(idx.n) * u.extent);
         return;
       }
+      by_width(u.extent, [&](auto w) {
+        using W = decltype(w);
+        unpack_units<W, Op<W>>(words<W>(u), idx, buf, data);
+      });
     }
-    by_width(u.extent, [&](auto w) {
-      using W = decltype(w);
-      host_for(srcidx.n, ScatterFn<W, Op<W>>{static_cast<const W *>(src), srcidx, static_cast<W *>(dst), dstidx,
-                                             words<W>(u)});
-    });
+  }
+  static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op) {
+    if constexpr (!kNoOp) {
+      if (srcidx.n <= 0) return;
+      if (kReplace && dstidx.kind == IndexKind::contiguous) {
+        char *d = unit_ptr(dst, dstidx.start, u.extent);
+        if (srcidx.kind != IndexKind::contiguous) {  // a contiguous destination is a buffer: pack into it
+          by_width(u.extent, [&](auto w) { pack_units<decltype(w)>(words<decltype(w)>(u), srcidx, src, d); });
+          return;
+        }
+        const std::size_t bytes = static_cast<std::size_t>(srcidx.n) * u.extent;
+        const char *s = unit_ptr(src, srcidx.start, u.extent);
+        if (s + bytes <= d || d + bytes <= s) {  // overlap keeps the loop's semantics
+          std::memcpy(d, s, bytes);
+          return;
+        }
+      }
+      by_width(u.extent, [&](auto w) {
+        using W = decltype(w);
+        scatter_units<W, Op<W>>(words<W>(u), srcidx, src, dstidx, dst);
+      });
+    }
   }
   static void fetch_and_op(const Unit &u, IndexList idx, void *data, void *buf, MPI_Op) {
     if (idx.n <= 0) return;
     by_width(u.extent, [&](auto w) {
       using W = decltype(w);
-      host_for(idx.n, FetchFn<W, Op<W>>{static_cast<W *>(data), idx, static_cast<W *>(buf), words<W>(u)});
+      fetch_units<W, Op<W>>(words<W>(u), idx, data, buf);
     });
   }
   static constexpr Kernels k{pack_plain, unpack, scatter, fetch_and_op};
 };
 
-// A builtin op on units of u.count elements of T.
+// A builtin op on units of u.count elements of T: the element type's
+// kernels with block size u.count.
 template <class T, template <class> class Op>
 struct Typed {
   static void unpack(const Unit &u, IndexList idx, const void *buf, void *data, MPI_Op) {
-    host_for(idx.n, UnpackFn<T, Op<T>>{static_cast<const T *>(buf), static_cast<T *>(data), idx, u.count});
+    unpack_units<T, Op<T>>(u.count, idx, buf, data);
   }
   static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op) {
-    host_for(srcidx.n,
-             ScatterFn<T, Op<T>>{static_cast<const T *>(src), srcidx, static_cast<T *>(dst), dstidx, u.count});
+    scatter_units<T, Op<T>>(u.count, srcidx, src, dstidx, dst);
   }
   static void fetch_and_op(const Unit &u, IndexList idx, void *data, void *buf, MPI_Op) {
-    host_for(idx.n, FetchFn<T, Op<T>>{static_cast<T *>(data), idx, static_cast<T *>(buf), u.count});
+    fetch_units<T, Op<T>>(u.count, idx, data, buf);
   }
   static constexpr Kernels k{pack_plain, unpack, scatter, fetch_and_op};
 };
@@ -297,10 +391,23 @@ constexpr bool defined(BaseKind k, int op) {
   }
 }
 
+// The type an op is computed in. Integer ops other than MAX and MIN give the
+// same bits for signed and unsigned operands (sums and products wrap, logical
+// and bitwise ops ignore the sign), so they share the unsigned type's kernels;
+// a type may be accessed through its unsigned variant, so this is legal C++.
+template <class T, BaseKind K, int O>
+struct ComputeType {
+  using type = T;
+};
+template <class T, int O>
+struct ComputeType<T, kInteger, O> {
+  using type = std::conditional_t<O == kOpMax || O == kOpMin, T, std::make_unsigned_t<T>>;
+};
+
 template <class T, BaseKind K, int O>
 constexpr const Kernels *entry() {
   if constexpr (defined(K, O))
-    return &Typed<T, OpOf<O>::template fn>::k;
+    return &Typed<typename ComputeType<T, K, O>::type, OpOf<O>::template fn>::k;
   else
     return nullptr;  // not instantiated: BAND on double would not compile
 }

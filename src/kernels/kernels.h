@@ -9,14 +9,38 @@
 
 namespace stf {
 
-// A list of unit offsets: an explicit array, or the range start..start+n-1
-// when idx is nullptr.
+// Which units a message (or the self part) touches, in message order, in the
+// cheapest form the pattern allows (plan/index_analysis.h finds it):
+//   contiguous: unit start + i; no array
+//   strided:    start + X*Y*k + X*j + i for 0 <= i < dx, 0 <= j < dy,
+//               0 <= k < dz (i fastest): a box of dx*dy*dz units inside an
+//               array whose rows hold X units and whose planes hold Y rows;
+//               six integers, no array (when dz == 1, Y is dy)
+//   indexed:    idx[i]
+enum class IndexKind : unsigned char { contiguous, strided, indexed };
+
 struct IndexList {
   stf_int n = 0;
+  IndexKind kind = IndexKind::contiguous;
   stf_int start = 0;
+  stf_int dx = 0, dy = 1, dz = 1, X = 0, Y = 0;
   const stf_int *idx = nullptr;
-  stf_int at(stf_int i) const { return idx ? idx[i] : start + i; }
+  // Some unit appears more than once (indexed lists only). Parallel writers
+  // need atomics exactly for such destination lists; serial code ignores it.
+  bool has_duplicates = false;
+
+  static IndexList range(stf_int start, stf_int n);
+  static IndexList box(stf_int start, stf_int dx, stf_int dy, stf_int dz, stf_int X, stf_int Y);
+  static IndexList array(const stf_int *idx, stf_int n, bool has_duplicates);
+  // Unit of position i (any pattern; slow for strided: kernels walk instead).
+  stf_int at(stf_int i) const;
 };
+
+// Whether writes through dst must be atomic: only when the kernel's index
+// range is spread over threads and dst names a unit twice. The serial host
+// kernels never need them; a parallel executor picks the atomic functors of
+// kernels/functors.h by this.
+inline bool needs_atomics(const IndexList &dst, bool parallel) { return parallel && dst.has_duplicates; }
 
 // What one unit (an MPI datatype) is, decoded once and cached.
 struct Unit {
@@ -33,6 +57,8 @@ struct Unit {
 // MPI_DATATYPE_NULL or types that cannot be used (zero size, negative lb).
 int decode_unit(MPI_Datatype type, const Unit **unit);
 
+// Serial host kernels (increasing i, no atomics), specialised per index
+// pattern and unit block size.
 struct Kernels {
   // buf[i] = data[idx.at(i)]
   void (*pack)(const Unit &u, IndexList idx, const void *data, void *buf);

@@ -75,7 +75,17 @@ const char *at(const void *base, stf_int offset, std::size_t bytes) {
 }
 
 // Messages are sent straight from user memory when their slots are contiguous.
-bool direct_ok(const Unit &u, const IndexList &l) { return !u.opaque() && !l.idx; }
+bool direct_ok(const Unit &u, const IndexList &l) { return !u.opaque() && l.kind == IndexKind::contiguous; }
+
+// Counters of the SF the user called (ops/stats.cpp): plain increments.
+void count_pack(stf_request r, const IndexList &l) {
+  r->owner->stats.pack_calls++;
+  r->owner->stats.bytes_packed += static_cast<long long>(l.n) * static_cast<long long>(r->unit->packed_bytes);
+}
+void count_unpack(stf_request r, const IndexList &l) {
+  r->owner->stats.unpack_calls++;
+  r->owner->stats.bytes_unpacked += static_cast<long long>(l.n) * static_cast<long long>(r->unit->packed_bytes);
+}
 
 void grow(std::vector<char> *buf, std::size_t bytes) {
   if (buf->size() < bytes) buf->resize(bytes);
@@ -108,6 +118,7 @@ void prepare_send(stf_request r, const Messages &m, const std::vector<IndexList>
     } else {
       char *slice = at(buf->data(), m.offset[k], u.packed_bytes);
       r->kernels->pack(u, lists[k], user, slice);
+      count_pack(r, lists[k]);
       r->send_ptrs[k] = slice;
     }
   }
@@ -116,8 +127,24 @@ void prepare_send(stf_request r, const Messages &m, const std::vector<IndexList>
 void unpack_received(stf_request r, const Messages &m, const std::vector<IndexList> &lists, std::vector<char> &buf,
                      void *user) {
   for (int k = 0; k < m.count(); k++)
-    if (!r->recv_direct[k])
+    if (!r->recv_direct[k]) {
       r->kernels->unpack(*r->unit, lists[k], at(buf.data(), m.offset[k], r->unit->packed_bytes), user, r->op);
+      count_unpack(r, lists[k]);
+    }
+}
+
+void count_messages(stf_request r, const Messages &sent, const Messages &received) {
+  r->owner->stats.messages_sent += sent.count();
+  r->owner->stats.messages_received += received.count();
+}
+
+// The self part of a bcast or reduce: nothing when it would copy every unit
+// onto itself (REPLACE, the same array on both sides, root i is leaf i),
+// else the scatter kernel (a memcpy where both sides are contiguous).
+void self_part(stf_request r, const IndexList &from, const IndexList &to) {
+  if (from.n == 0 || (r->op == MPI_REPLACE && r->src == r->dst && r->sf->plan->self_in_place)) return;
+  r->kernels->scatter(*r->unit, from, r->src, to, r->dst, r->op);
+  r->owner->stats.scatter_calls++;
 }
 
 }  // namespace
@@ -170,7 +197,8 @@ int one_way_begin(stf_request r, Direction d) {
   STF_CHECK(t.post_recv(f.channel, d, f.tag, pb, r->recv_ptrs.data()));
   prepare_send(r, f.from, f.from_lists, r->src, &f.send_buf);
   STF_CHECK(t.post_send(f.channel, d, f.tag, pb, r->send_ptrs.data()));
-  r->kernels->scatter(*r->unit, f.self_from, r->src, f.self_to, r->dst, r->op);
+  count_messages(r, f.from, f.to);
+  self_part(r, f.self_from, f.self_to);
   return STF_SUCCESS;
 }
 
@@ -201,6 +229,7 @@ int fetch_begin(stf_request r) {
   STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->recv_ptrs.data()));
 
   prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf);
+  count_messages(r, p.leaf, p.root);
   return t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data());
 }
 
@@ -215,22 +244,30 @@ int fetch_end(stf_request r) {
   auto apply_self = [&] {
     grow(&r->selfbuf, static_cast<std::size_t>(p.self_leaf.n) * pb);
     r->kernels->pack(u, p.self_leaf, r->src, r->selfbuf.data());
+    count_pack(r, p.self_leaf);
     r->kernels->fetch_and_op(u, p.self_root, r->dst, r->selfbuf.data(), r->op);
+    count_unpack(r, p.self_root);
     r->copy->unpack(u, p.self_leaf, r->selfbuf.data(), r->update, MPI_REPLACE);
+    count_unpack(r, p.self_leaf);
   };
   for (int k = 0; k <= p.root.count(); k++) {
-    if (k == p.self_position) apply_self();
-    if (k < p.root.count())
+    if (k == p.self_position && p.self_leaf.n > 0) apply_self();
+    if (k < p.root.count()) {
       r->kernels->fetch_and_op(u, p.root_lists[k], r->dst, at(r->rootbuf.data(), p.root.offset[k], pb), r->op);
+      count_unpack(r, p.root_lists[k]);
+    }
   }
 
   r->send_ptrs.resize(p.root.count());
   for (int k = 0; k < p.root.count(); k++) r->send_ptrs[k] = at(r->rootbuf.data(), p.root.offset[k], pb);
   STF_CHECK(t.post_send(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->send_ptrs.data()));
+  count_messages(r, p.root, p.leaf);
   STF_CHECK(t.wait_recv(r->to_leaf));
   for (int k = 0; k < p.leaf.count(); k++)
-    if (!r->recv_direct[k])
+    if (!r->recv_direct[k]) {
       r->copy->unpack(u, p.leaf_lists[k], at(r->returnbuf.data(), p.leaf.offset[k], pb), r->update, MPI_REPLACE);
+      count_unpack(r, p.leaf_lists[k]);
+    }
   STF_CHECK(t.wait_send(r->to_leaf));
   return t.wait_send(r->to_root);
 }

@@ -5,21 +5,10 @@
 
 #include "core/error.h"
 #include "graph/sf.h"
+#include "plan/index_analysis.h"
 #include "transport/transport.h"
 
 namespace stf {
-
-IndexList make_index_list(const stf_int *idx, stf_int n) {
-  IndexList l;
-  l.n = n;
-  l.start = n > 0 ? idx[0] : 0;
-  for (stf_int i = 1; i < n; i++)
-    if (idx[i] != l.start + i) {
-      l.idx = idx;
-      return l;
-    }
-  return l;
-}
 
 namespace {
 
@@ -73,21 +62,25 @@ int check_root_offsets(stf_sf sf, const Plan &plan) {
   return STF_SUCCESS;
 }
 
-void classify(Plan *plan, stf_int nroots) {
-  auto lists = [](const Messages &m, std::vector<IndexList> *out) {
-    for (int k = 0; k < m.count(); k++) out->push_back(make_index_list(m.idx.data() + m.offset[k], m.size(k)));
+void classify(Plan *plan, stf_int nroots, bool optimise) {
+  auto analyze = [optimise](const std::vector<stf_int> &v, stf_int from, stf_int n) {
+    return analyze_indices(v.data() + from, n, optimise);
   };
-  lists(plan->leaf, &plan->leaf_lists);
-  lists(plan->root, &plan->root_lists);
-  plan->self_root = make_index_list(plan->self_root_idx.data(), static_cast<stf_int>(plan->self_root_idx.size()));
-  plan->self_leaf = make_index_list(plan->self_leaf_idx.data(), static_cast<stf_int>(plan->self_leaf_idx.size()));
+  for (int k = 0; k < plan->leaf.count(); k++)
+    plan->leaf_lists.push_back(analyze(plan->leaf.idx, plan->leaf.offset[k], plan->leaf.size(k)));
+  for (int k = 0; k < plan->root.count(); k++)
+    plan->root_lists.push_back(analyze(plan->root.idx, plan->root.offset[k], plan->root.size(k)));
+  const stf_int nself = static_cast<stf_int>(plan->self_root_idx.size());
+  plan->self_root = analyze(plan->self_root_idx, 0, nself);
+  plan->self_leaf = analyze(plan->self_leaf_idx, 0, nself);
+  plan->self_in_place = optimise && plan->self_root_idx == plan->self_leaf_idx;
 
   std::vector<stf_int> edges(nroots, 0);
   for (stf_int r : plan->root.idx) edges[r]++;
   for (stf_int r : plan->self_root_idx) edges[r]++;
   for (const IndexList &l : plan->root_lists) {
-    bool direct = !l.idx;
-    for (stf_int i = 0; direct && i < l.n; i++) direct = edges[l.at(i)] == 1;
+    bool direct = l.kind == IndexKind::contiguous;
+    for (stf_int i = 0; direct && i < l.n; i++) direct = edges[l.start + i] == 1;
     plan->root_recv_direct.push_back(direct);
   }
 }
@@ -103,7 +96,7 @@ int build_plan(stf_sf sf, Plan *plan) {
 
 int finish_plan(stf_sf sf, Plan *plan) {
   STF_CHECK(check_root_offsets(sf, *plan));
-  classify(plan, sf->nroots);
+  classify(plan, sf->nroots, sf->opts.pack_opt);
   plan->self_position = static_cast<int>(
       std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), sf->rank) - plan->root.ranks.begin());
   return STF_SUCCESS;

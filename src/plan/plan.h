@@ -16,7 +16,8 @@ struct Plan {
   Messages leaf;
   // Root side: per leaf-owning rank, my root offsets in that rank's leaf order.
   Messages root;
-  // The same index sets as IndexList: contiguous ones carry no array.
+  // The same index sets as analysed IndexLists (plan/index_analysis.h):
+  // contiguous and strided ones carry no array.
   std::vector<IndexList> leaf_lists, root_lists;
   // Root-side message k may be received straight into the user's root array
   // (REPLACE): it is contiguous and no other edge touches its roots.
@@ -24,6 +25,9 @@ struct Plan {
   // Self part: edges whose root is on this rank, in ascending leaf slot order.
   std::vector<stf_int> self_root_idx, self_leaf_idx;
   IndexList self_root, self_leaf;
+  // Root i of the self part is leaf slot i: with the same array for roots and
+  // leaves, a REPLACE self part has nothing to do.
+  bool self_in_place = false;
   // Position of this rank among the root-side peers (for rank-ordered fetch-and-op).
   int self_position = 0;
 };
@@ -32,13 +36,11 @@ struct Plan {
 int build_plan(stf_sf sf, Plan *plan);
 // Everything after discovery: with plan->leaf, plan->root (messages) and the
 // self index vectors filled in, check root offsets (collectively with
-// -stf_validate) and derive the index lists. Lets a plan derived from another
-// one (sub-SFs) skip discovery.
+// -stf_validate) and derive the index lists and their analysis (the only
+// place that does; -stf_pack_opt 0 makes every list indexed). Lets a plan
+// derived from another one (sub-SFs) skip discovery.
 int finish_plan(stf_sf sf, Plan *plan);
 // Give sf its plan and create the transport for it.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
-
-// An IndexList over idx[0..n), without the array when it is contiguous.
-IndexList make_index_list(const stf_int *idx, stf_int n);
 
 }  // namespace stf

@@ -11,13 +11,35 @@
 namespace stf {
 namespace {
 
+// What the index analysis made of one list, i.e. how it is packed.
+std::string pattern(const IndexList &l) {
+  std::ostringstream s;
+  switch (l.kind) {
+    case IndexKind::contiguous: s << "contiguous from " << l.start; break;
+    case IndexKind::strided:
+      s << "strided(dx=" << l.dx << ",dy=" << l.dy << ",dz=" << l.dz << ",X=" << l.X << ",Y=" << l.Y << ") from "
+        << l.start;
+      break;
+    case IndexKind::indexed: s << "indexed" << (l.has_duplicates ? " with duplicates" : ""); break;
+  }
+  return s.str();
+}
+
 void describe_messages(std::ostringstream &s, const char *title, const Messages &m,
-                       const std::vector<IndexList> &lists) {
+                       const std::vector<IndexList> &lists, const char *contiguous_note) {
   stf_int total = m.offset.back();
   s << "  " << title << ": " << m.count() << " peer(s), " << total << " unit(s)\n";
   for (int k = 0; k < m.count(); k++)
-    s << "    rank " << m.ranks[k] << ": " << m.size(k) << " unit(s), "
-      << (lists[k].idx ? "indexed" : "contiguous") << "\n";
+    s << "    rank " << m.ranks[k] << ": " << m.size(k) << " unit(s), " << pattern(lists[k])
+      << (lists[k].kind == IndexKind::contiguous ? contiguous_note : "") << "\n";
+}
+
+// How a bcast moves the self part (a reduce goes the other way, likewise).
+const char *self_method(const Plan &p) {
+  if (p.self_in_place) return "nothing for REPLACE on one array (root i is leaf i), else scatter";
+  if (p.self_root.kind == IndexKind::contiguous && p.self_leaf.kind == IndexKind::contiguous)
+    return "memcpy for REPLACE, else scatter";
+  return "scatter";
 }
 
 std::string describe(stf_sf sf) {
@@ -34,10 +56,12 @@ std::string describe(stf_sf sf) {
     return s.str();
   }
   const Plan &p = *sf->plan;
-  describe_messages(s, "roots -> leaves, sent to (bcast)", p.root, p.root_lists);
-  describe_messages(s, "roots -> leaves, received from (bcast)", p.leaf, p.leaf_lists);
-  s << "  self: " << p.self_leaf.n << " edge(s), roots " << (p.self_root.idx ? "indexed" : "contiguous")
-    << ", leaves " << (p.self_leaf.idx ? "indexed" : "contiguous") << "\n";
+  describe_messages(s, "roots -> leaves, sent to (bcast)", p.root, p.root_lists, ", no pack");
+  describe_messages(s, "roots -> leaves, received from (bcast)", p.leaf, p.leaf_lists, ", no unpack for REPLACE");
+  s << "  self: " << p.self_leaf.n << " edge(s)";
+  if (p.self_leaf.n > 0)
+    s << ", roots " << pattern(p.self_root) << ", leaves " << pattern(p.self_leaf) << ": " << self_method(p);
+  s << "\n";
   return s.str();
 }
 

@@ -265,7 +265,7 @@ void check_combination(const Unit &u, MPI_Datatype elem, BaseKind kind, MPI_Op o
   // 12 contributions into 10 targets: two targets are hit twice (in
   // increasing i), the rest at most once.
   const std::vector<stf_int> idx = {3, 0, 7, 3, 9, 1, 5, 8, 2, 6, 4, 5};
-  const IndexList il{static_cast<stf_int>(idx.size()), 0, idx.data()};
+  const IndexList il = IndexList::array(idx.data(), static_cast<stf_int>(idx.size()), true);
   const std::size_t n = idx.size();
 
   const Bytes data = random_units<T>(10, u.count, kind, rng);
@@ -285,7 +285,7 @@ void check_combination(const Unit &u, MPI_Datatype elem, BaseKind kind, MPI_Op o
 
   // scatter: source units picked with repeats from a separate array.
   const std::vector<stf_int> sidx = {0, 4, 4, 1, 11, 2, 7, 3, 3, 9, 10, 5};
-  const IndexList sl{static_cast<stf_int>(sidx.size()), 0, sidx.data()};
+  const IndexList sl = IndexList::array(sidx.data(), static_cast<stf_int>(sidx.size()), true);
   const Bytes src = random_units<T>(12, u.count, kind, rng);
   mine = data;
   ref = data;
@@ -376,7 +376,7 @@ TEST(Kernels, FetchAndOpDuplicatesInOrder) {
   int data[3] = {100, 10, 1000};
   int buf[4] = {1, 2, 3, 4};
   const stf_int idx[4] = {1, 1, 0, 1};
-  k->fetch_and_op(u, IndexList{4, 0, idx}, data, buf, MPI_SUM);
+  k->fetch_and_op(u, IndexList::array(idx, 4, true), data, buf, MPI_SUM);
   EXPECT_EQ(data[0], 103);
   EXPECT_EQ(data[1], 17);
   EXPECT_EQ(data[2], 1000);
@@ -387,7 +387,7 @@ TEST(Kernels, FetchAndOpDuplicatesInOrder) {
 
   // MPI_NO_OP only fetches.
   int nb[2] = {-1, -1};
-  kernels_for(u, MPI_NO_OP)->fetch_and_op(u, IndexList{2, 0, idx + 2}, data, nb, MPI_NO_OP);
+  kernels_for(u, MPI_NO_OP)->fetch_and_op(u, IndexList::array(idx + 2, 2, false), data, nb, MPI_NO_OP);
   EXPECT_EQ(nb[0], 103);
   EXPECT_EQ(nb[1], 17);
   EXPECT_EQ(data[1], 17);
@@ -405,7 +405,7 @@ TEST(Kernels, ContiguousIndexList) {
       std::vector<double> data(8 * c), buf(3 * c);
       for (std::size_t e = 0; e < data.size(); ++e) data[e] = static_cast<double>(e);
       for (std::size_t e = 0; e < buf.size(); ++e) buf[e] = 100.0 + static_cast<double>(e);
-      const IndexList range{3, 2, nullptr};  // units 2, 3, 4
+      const IndexList range = IndexList::range(2, 3);  // units 2, 3, 4
 
       std::vector<double> packed(3 * c);
       k->pack(u, range, data.data(), packed.data());
@@ -420,7 +420,7 @@ TEST(Kernels, ContiguousIndexList) {
       }
 
       d = data;
-      k->scatter(u, IndexList{3, 0, nullptr}, buf.data(), range, d.data(), op);
+      k->scatter(u, IndexList::range(0, 3), buf.data(), range, d.data(), op);
       for (int e = 0; e < 3 * c; ++e)
         EXPECT_EQ(d[2 * c + e], op == MPI_SUM ? data[2 * c + e] + buf[e] : buf[e]);
 
@@ -438,7 +438,7 @@ TEST(Kernels, ContiguousIndexList) {
   // Overlapping contiguous scatter keeps the loop's increasing-i semantics.
   const Unit &u = *decode(MPI_INT);
   int a[5] = {1, 2, 3, 4, 5};
-  kernels_for(u, MPI_REPLACE)->scatter(u, IndexList{3, 0, nullptr}, a, IndexList{3, 1, nullptr}, a, MPI_REPLACE);
+  kernels_for(u, MPI_REPLACE)->scatter(u, IndexList::range(0, 3), a, IndexList::range(1, 3), a, MPI_REPLACE);
   EXPECT_EQ(a[1], 1);
   EXPECT_EQ(a[2], 1);
   EXPECT_EQ(a[3], 1);
@@ -460,8 +460,8 @@ TEST(Kernels, OpaqueVectorReplace) {
   for (std::size_t e = 0; e < src.size(); ++e) src[e] = static_cast<int>(e);
   const stf_int sidx[2] = {3, 1}, didx[2] = {0, 2};
   std::vector<unsigned char> buf(2 * u.packed_bytes);
-  k->pack(u, IndexList{2, 0, sidx}, src.data(), buf.data());
-  k->unpack(u, IndexList{2, 0, didx}, buf.data(), dst.data(), MPI_REPLACE);
+  k->pack(u, IndexList::array(sidx, 2, false), src.data(), buf.data());
+  k->unpack(u, IndexList::array(didx, 2, false), buf.data(), dst.data(), MPI_REPLACE);
   auto check = [&](const std::vector<int> &d, const char *what) {
     for (int unit = 0; unit < 4; ++unit)
       for (int e = 0; e < per; ++e) {
@@ -474,15 +474,15 @@ TEST(Kernels, OpaqueVectorReplace) {
   check(dst, "pack/unpack");
 
   std::vector<int> dst2(4 * per, -7);
-  k->scatter(u, IndexList{2, 0, sidx}, src.data(), IndexList{2, 0, didx}, dst2.data(), MPI_REPLACE);
+  k->scatter(u, IndexList::array(sidx, 2, false), src.data(), IndexList::array(didx, 2, false), dst2.data(), MPI_REPLACE);
   check(dst2, "scatter");
 
   // fetch_and_op: the packed old values come back in buf.
   std::vector<int> dst3 = src;
   std::vector<unsigned char> fb = buf;  // holds src units 3 and 1
-  k->fetch_and_op(u, IndexList{2, 0, didx}, dst3.data(), fb.data(), MPI_REPLACE);
+  k->fetch_and_op(u, IndexList::array(didx, 2, false), dst3.data(), fb.data(), MPI_REPLACE);
   std::vector<int> fetched(4 * per, -7);
-  k->unpack(u, IndexList{2, 0, didx}, fb.data(), fetched.data(), MPI_REPLACE);
+  k->unpack(u, IndexList::array(didx, 2, false), fb.data(), fetched.data(), MPI_REPLACE);
   for (int e = 0; e < 5; e += 2) {
     EXPECT_EQ(dst3[0 * per + e], src[3 * per + e]);
     EXPECT_EQ(dst3[2 * per + e], src[1 * per + e]);
@@ -493,8 +493,8 @@ TEST(Kernels, OpaqueVectorReplace) {
 
   // Contiguous index list on opaque units.
   std::vector<int> dst4(4 * per, -7);
-  k->pack(u, IndexList{2, 2, nullptr}, src.data(), buf.data());
-  k->unpack(u, IndexList{2, 1, nullptr}, buf.data(), dst4.data(), MPI_REPLACE);
+  k->pack(u, IndexList::range(2, 2), src.data(), buf.data());
+  k->unpack(u, IndexList::range(1, 2), buf.data(), dst4.data(), MPI_REPLACE);
   EXPECT_EQ(dst4[1 * per + 0], src[2 * per + 0]);
   EXPECT_EQ(dst4[2 * per + 4], src[3 * per + 4]);
   EXPECT_EQ(dst4[1 * per + 1], -7);
@@ -508,7 +508,7 @@ TEST(Kernels, OpaqueVectorReplace) {
   MPI_Op_free(&user);
   const Kernels *noop = kernels_for(u, MPI_NO_OP);
   std::vector<int> dst5 = src;
-  noop->unpack(u, IndexList{2, 0, didx}, buf.data(), dst5.data(), MPI_NO_OP);
+  noop->unpack(u, IndexList::array(didx, 2, false), buf.data(), dst5.data(), MPI_NO_OP);
   EXPECT_EQ(dst5, src);
   MPI_Type_free(&vec);
 }
@@ -553,7 +553,7 @@ TEST(Kernels, UserDefinedOp) {
   const Unit &u = *decode(MPI_DOUBLE);
   double data[2] = {1, 10}, buf[3] = {5, 7, 100};
   const stf_int idx[3] = {0, 0, 1};
-  kernels_for(u, tp)->fetch_and_op(u, IndexList{3, 0, idx}, data, buf, tp);
+  kernels_for(u, tp)->fetch_and_op(u, IndexList::array(idx, 3, false), data, buf, tp);
   EXPECT_EQ(data[0], 2 * (2 * 1 + 5) + 7);
   EXPECT_EQ(data[1], 2 * 10 + 100);
   EXPECT_EQ(buf[0], 1);

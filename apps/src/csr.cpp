@@ -1,0 +1,215 @@
+// Distributed CSR matrix: row-block partition, diagonal / off-diagonal split
+// with compacted ghost columns, and the ghost SF that feeds SpMV.
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <vector>
+
+#include "apps_error.h"
+#include "csr.h"
+
+namespace stf_apps {
+namespace {
+
+// First global row of each rank (size + 1 entries).
+std::vector<int64_t> split_rows(const stf_coo &g, stf_partition how, int size) {
+  std::vector<int64_t> first(size + 1);
+  if (how == STF_PARTITION_ROWS) {
+    for (int p = 0; p <= size; p++) first[p] = g.nrows * p / size;
+    return first;
+  }
+  std::vector<int64_t> prefix(g.nrows + 1, 0);
+  for (int64_t k = 0; k < g.nnz; k++) prefix[g.row[k] + 1]++;
+  for (int64_t r = 0; r < g.nrows; r++) prefix[r + 1] += prefix[r];
+  first[0] = 0;
+  for (int p = 1; p < size; p++) {
+    int64_t target = g.nnz * p / size;
+    int64_t r = std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin();
+    first[p] = std::max(first[p - 1], std::min<int64_t>(r, g.nrows));
+  }
+  first[size] = g.nrows;
+  return first;
+}
+
+// CSR block from (row, col, val) triples sorted by (row, col), duplicates summed.
+void build_block(stf_int nrows, std::vector<std::pair<std::pair<stf_int, stf_int>, double>> &entries,
+                 CsrBlock *b) {
+  std::sort(entries.begin(), entries.end(),
+            [](const auto &a, const auto &c) { return a.first < c.first; });
+  b->rowptr.assign(nrows + 1, 0);
+  b->col.clear();
+  b->val.clear();
+  for (std::size_t k = 0; k < entries.size(); k++) {
+    if (k > 0 && entries[k].first == entries[k - 1].first) {
+      b->val.back() += entries[k].second;
+      continue;
+    }
+    b->rowptr[entries[k].first.first + 1]++;
+    b->col.push_back(entries[k].first.second);
+    b->val.push_back(entries[k].second);
+  }
+  for (stf_int r = 0; r < nrows; r++) b->rowptr[r + 1] += b->rowptr[r];
+}
+
+int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
+  if (MPI_Comm_dup(comm, &A->comm) != MPI_SUCCESS) return fail(STF_ERR_MPI, "MPI_Comm_dup failed");
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (g.nrows != g.ncols)
+    return fail(STF_ERR_ARG, "the matrix is %lld x %lld; only square matrices are supported",
+                static_cast<long long>(g.nrows), static_cast<long long>(g.ncols));
+  if (g.nrows > 0x7fffffff) return fail(STF_ERR_ARG, "%lld rows exceed the 32-bit index range",
+                                        static_cast<long long>(g.nrows));
+  std::vector<int64_t> first = split_rows(g, how, size);
+  A->nglobal = g.nrows;
+  A->first = first[rank];
+  A->nlocal = static_cast<stf_int>(first[rank + 1] - first[rank]);
+  const int64_t lo = first[rank], hi = first[rank + 1];
+
+  std::vector<int64_t> ghosts;
+  for (int64_t k = 0; k < g.nnz; k++) {
+    if (g.row[k] < 0 || g.row[k] >= g.nrows || g.col[k] < 0 || g.col[k] >= g.ncols)
+      return fail(STF_ERR_ARG, "entry %lld has an index outside the matrix", static_cast<long long>(k));
+    if (g.row[k] >= lo && g.row[k] < hi && (g.col[k] < lo || g.col[k] >= hi)) ghosts.push_back(g.col[k]);
+  }
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  A->ghost_cols = ghosts;
+  A->nghost = static_cast<stf_int>(ghosts.size());
+
+  std::vector<std::pair<std::pair<stf_int, stf_int>, double>> diag, off;
+  for (int64_t k = 0; k < g.nnz; k++) {
+    if (g.row[k] < lo || g.row[k] >= hi) continue;
+    stf_int r = static_cast<stf_int>(g.row[k] - lo);
+    if (g.col[k] >= lo && g.col[k] < hi) {
+      diag.push_back({{r, static_cast<stf_int>(g.col[k] - lo)}, g.val[k]});
+    } else {
+      stf_int c = static_cast<stf_int>(std::lower_bound(ghosts.begin(), ghosts.end(), g.col[k]) - ghosts.begin());
+      off.push_back({{r, c}, g.val[k]});
+    }
+  }
+  build_block(A->nlocal, diag, &A->diag);
+  build_block(A->nlocal, off, &A->off);
+
+  std::vector<stf_int> needed(ghosts.begin(), ghosts.end());
+  int rc = stf_create_from_global_indices(comm, A->nlocal, A->nghost, needed.data(), &A->ghost_sf);
+  if (rc) return fail(rc, "building the ghost SF: %s", stf_last_error_message());
+  A->ghost.assign(A->nghost, 0.0);
+  A->ghost_t.assign(A->nghost, 0.0);
+  A->work.assign(A->nlocal, 0.0);
+  return STF_SUCCESS;
+}
+
+// y = B x (accumulate: y += B x).
+void multiply(const CsrBlock &b, const double *x, double *y, bool accumulate) {
+  const stf_int n = static_cast<stf_int>(b.rowptr.size()) - 1;
+  for (stf_int r = 0; r < n; r++) {
+    double s = accumulate ? y[r] : 0.0;
+    for (stf_int k = b.rowptr[r]; k < b.rowptr[r + 1]; k++) s += b.val[k] * x[b.col[k]];
+    y[r] = s;
+  }
+}
+
+// y = B^T x, y has ncols entries.
+void multiply_transpose(const CsrBlock &b, const double *x, double *y, stf_int ncols) {
+  std::fill(y, y + ncols, 0.0);
+  const stf_int n = static_cast<stf_int>(b.rowptr.size()) - 1;
+  for (stf_int r = 0; r < n; r++)
+    for (stf_int k = b.rowptr[r]; k < b.rowptr[r + 1]; k++) y[b.col[k]] += b.val[k] * x[r];
+}
+
+int check(stf_csr A) { return A ? STF_SUCCESS : fail(STF_ERR_NULL, "the matrix handle is NULL"); }
+
+int core(int rc, const char *what) {
+  return rc ? fail(rc, "%s: %s", what, stf_last_error_message()) : STF_SUCCESS;
+}
+
+}  // namespace
+}  // namespace stf_apps
+
+using namespace stf_apps;
+
+extern "C" int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A) {
+  if (!A) return fail(STF_ERR_NULL, "output matrix pointer is NULL");
+  *A = nullptr;
+  if (!global) return fail(STF_ERR_NULL, "global matrix is NULL");
+  if (how != STF_PARTITION_ROWS && how != STF_PARTITION_NNZ) return fail(STF_ERR_ARG, "unknown partition %d", how);
+  stf_csr m = new (std::nothrow) stf_csr_s;
+  if (!m) return fail(STF_ERR_MEMORY, "cannot allocate a matrix");
+  int rc;
+  try {
+    rc = build(comm, *global, how, m);
+  } catch (const std::bad_alloc &) {
+    rc = fail(STF_ERR_MEMORY, "out of memory while distributing the matrix");
+  }
+  if (rc) {
+    stf_csr_destroy(&m);
+    return rc;
+  }
+  *A = m;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_csr_destroy(stf_csr *A) {
+  if (!A) return fail(STF_ERR_NULL, "pointer to the matrix handle is NULL");
+  if (!*A) return STF_SUCCESS;
+  int rc = (*A)->ghost_sf ? stf_destroy(&(*A)->ghost_sf) : STF_SUCCESS;
+  if ((*A)->comm != MPI_COMM_NULL) MPI_Comm_free(&(*A)->comm);
+  delete *A;
+  *A = nullptr;
+  return core(rc, "destroying the ghost SF");
+}
+
+extern "C" int stf_csr_get_info(stf_csr A, int64_t *nglobal, stf_int *nlocal, int64_t *first_row, stf_int *nghost,
+                                int64_t *nnz_local) {
+  if (int rc = check(A)) return rc;
+  if (nglobal) *nglobal = A->nglobal;
+  if (nlocal) *nlocal = A->nlocal;
+  if (first_row) *first_row = A->first;
+  if (nghost) *nghost = A->nghost;
+  if (nnz_local) *nnz_local = static_cast<int64_t>(A->diag.val.size() + A->off.val.size());
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_csr_get_ghost_sf(stf_csr A, stf_sf *sf) {
+  if (int rc = check(A)) return rc;
+  if (!sf) return fail(STF_ERR_NULL, "output SF pointer is NULL");
+  *sf = A->ghost_sf;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_csr_get_ghost_columns(stf_csr A, const int64_t **columns) {
+  if (int rc = check(A)) return rc;
+  if (!columns) return fail(STF_ERR_NULL, "output pointer is NULL");
+  *columns = A->ghost_cols.data();
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_csr_mult(stf_csr A, const double *x, double *y) {
+  if (int rc = check(A)) return rc;
+  if (A->nlocal > 0 && (!x || !y)) return fail(STF_ERR_NULL, "x or y is NULL");
+  stf_request req = nullptr;
+  if (int rc = core(stf_bcast_begin(A->ghost_sf, MPI_DOUBLE, x, A->ghost.data(), MPI_REPLACE, &req), "mult"))
+    return rc;
+  multiply(A->diag, x, y, false);
+  if (int rc = core(stf_bcast_end(A->ghost_sf, &req), "mult")) return rc;
+  multiply(A->off, A->ghost.data(), y, true);
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_csr_mult_transpose(stf_csr A, const double *x, double *y) {
+  if (int rc = check(A)) return rc;
+  if (A->nlocal > 0 && (!x || !y)) return fail(STF_ERR_NULL, "x or y is NULL");
+  multiply_transpose(A->off, x, A->ghost_t.data(), A->nghost);
+  std::fill(A->work.begin(), A->work.end(), 0.0);
+  stf_request req = nullptr;
+  if (int rc = core(stf_reduce_begin(A->ghost_sf, MPI_DOUBLE, A->ghost_t.data(), A->work.data(), MPI_SUM, &req),
+                    "mult_transpose"))
+    return rc;
+  multiply_transpose(A->diag, x, y, A->nlocal);
+  if (int rc = core(stf_reduce_end(A->ghost_sf, &req), "mult_transpose")) return rc;
+  for (stf_int r = 0; r < A->nlocal; r++) y[r] += A->work[r];
+  return STF_SUCCESS;
+}

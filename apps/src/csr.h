@@ -1,0 +1,23 @@
+// The distributed CSR matrix object, shared by the SpMV and CG files.
+#pragma once
+
+#include <vector>
+
+#include "stf_apps.h"
+
+namespace stf_apps {
+struct CsrBlock {
+  std::vector<stf_int> rowptr, col;
+  std::vector<double> val;
+};
+}  // namespace stf_apps
+
+struct stf_csr_s {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate: CG's allreduces never meet other traffic
+  int64_t nglobal = 0, first = 0;
+  stf_int nlocal = 0, nghost = 0;
+  std::vector<int64_t> ghost_cols;  // global column of each ghost, ascending
+  stf_apps::CsrBlock diag, off;     // off's columns index ghost entries
+  stf_sf ghost_sf = nullptr;
+  std::vector<double> ghost, ghost_t, work;  // ghost values, transposed contributions, scratch
+};

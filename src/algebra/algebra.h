@@ -1,0 +1,57 @@
+// Shared helpers of the graph algebra: every construction checks its inputs
+// the same way, agrees on failure across ranks, and hands back a new SF.
+#pragma once
+
+#include <vector>
+
+#include "core/options.h"
+#include "graph/sf.h"
+
+namespace stf {
+
+// stf_node travels as MPI_2INT ({int rank; stf_int index} with stf_int == int).
+inline MPI_Datatype node_type() { return MPI_2INT; }
+constexpr stf_node kNoNode = {-1, -1};
+
+// Slots a leaf buffer of sf needs (maxleaf + 1; 0 without leaves).
+inline stf_int leaf_space(stf_sf sf) { return sf->maxleaf + 1; }
+
+// Non-NULL SF with a graph (local check).
+int check_input(stf_sf sf, const char *what);
+// a and b live on congruent communicators (each SF holds its own duplicate,
+// so identical is impossible; congruent means the same group and order).
+int check_same_comm(stf_sf a, stf_sf b, const char *what);
+
+// Local checks of the handles (out non-NULL, set to NULL; inputs with a
+// graph), done before anything collective.
+int check_one(stf_sf sf, stf_sf *out, const char *what);
+int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what);
+
+// Collective over comm: every rank learns whether any rank failed. A rank
+// that failed keeps its own code and message; the others return the largest
+// failing code with a message saying another rank failed. Called before any step
+// that would hang if some ranks had already returned.
+int agree(MPI_Comm comm, int rc);
+
+// Collective: a new SF on comm with the given options and graph (copied).
+int new_sf(MPI_Comm comm, const Options &opts, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
+           const stf_node *iremote, stf_sf *out);
+
+// Collective: a new SF on like's communicator and options with nroots roots
+// whose leaves are the slots s of `at` holding a node (at[s] = kNoNode marks
+// a slot without an edge), in ascending slot order.
+int sf_from_slots(stf_sf like, stf_int nroots, const std::vector<stf_node> &at, stf_sf *out);
+
+// Degree of every root of sf must be <= 1; collective (agrees on the verdict).
+int check_degree_at_most_one(stf_sf sf, const char *what, const char *which);
+
+// Owners of global indices in the layout where rank p owns the contiguous
+// range [start[p], start[p+1]) (start has size+1 entries). STF_ERR_ARG for an
+// index outside [0, start[size]). Local.
+int find_owners(const std::vector<long long> &start, stf_int n, const stf_int *global, stf_node *owners,
+                const char *what);
+// Collective: start[p] of the layout in which this rank owns nlocal entries;
+// STF_ERR_ARG if the total does not fit in stf_int.
+int layout_starts(MPI_Comm comm, stf_int nlocal, std::vector<long long> *start);
+
+}  // namespace stf

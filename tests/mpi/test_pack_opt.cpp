@@ -1,0 +1,279 @@
+// Index analysis on and off (-stf_pack_opt 1 / 0) give bitwise identical
+// results, on the standard graphs and on a structured 3D halo whose messages
+// are faces, edges and corners of boxes; the view proves those messages were
+// classified strided, and the statistics prove that contiguous messages and
+// an in-place self part cost no copy.
+//
+// Options: --seed N (STF_TEST_SEED), --graphs N random graphs (STF_TEST_GRAPHS).
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "graphs.h"
+#include "oracle.h"
+#include "runner.h"
+#include "units.h"
+
+using namespace stft;
+
+namespace {
+
+// A non-periodic 3D decomposition with a ghost layer: each rank owns
+// nx*ny*nz cells (its roots); its leaves are the slots of the padded
+// (nx+2)*(ny+2)*(nz+2) array: the ghost faces, edges and corners facing each
+// of up to 26 neighbours (from their boundary cells), and the interior,
+// whose leaves are the rank's own cells (a self part that is a strided box).
+// Each neighbour sits in one direction only, so every message is one box.
+LocalGraph box3d_graph(int rank, int size, int nx, int ny, int nz) {
+  int dims[3] = {0, 0, 0};
+  MPI_Dims_create(size, 3, dims);
+  const int c[3] = {rank % dims[0], rank / dims[0] % dims[1], rank / (dims[0] * dims[1])};
+  const int n[3] = {nx, ny, nz};
+  LocalGraph g;
+  g.nroots = nx * ny * nz;
+  g.contiguous = false;
+  for (int oz = -1; oz <= 1; ++oz)
+    for (int oy = -1; oy <= 1; ++oy)
+      for (int ox = -1; ox <= 1; ++ox) {
+        const int o[3] = {ox, oy, oz};
+        int p[3];
+        bool inside = true;
+        for (int d = 0; d < 3; ++d) p[d] = c[d] + o[d], inside &= p[d] >= 0 && p[d] < dims[d];
+        if (!inside) continue;
+        const int owner = p[0] + dims[0] * (p[1] + dims[1] * p[2]);
+        // Along each axis: the ghost slots and the owner's cells they mirror.
+        int lo[3], hi[3], cell0[3];
+        for (int d = 0; d < 3; ++d) {
+          lo[d] = o[d] < 0 ? 0 : o[d] > 0 ? n[d] + 1 : 1;
+          hi[d] = o[d] < 0 ? 0 : o[d] > 0 ? n[d] + 1 : n[d];
+          cell0[d] = o[d] < 0 ? n[d] - 1 : 0;  // slot lo maps to this cell
+        }
+        for (int k = lo[2]; k <= hi[2]; ++k)
+          for (int j = lo[1]; j <= hi[1]; ++j)
+            for (int i = lo[0]; i <= hi[0]; ++i) {
+              const int cell[3] = {cell0[0] + i - lo[0], cell0[1] + j - lo[1], cell0[2] + k - lo[2]};
+              g.ilocal.push_back(i + (nx + 2) * (j + (ny + 2) * k));
+              g.iremote.push_back({owner, cell[0] + nx * (cell[1] + ny * cell[2])});
+            }
+      }
+  return g;
+}
+
+// Leaves 0..n-1 read roots 0..n-1 of the next rank: contiguous everywhere.
+LocalGraph shift_graph(int rank, int size, stf_int n) {
+  LocalGraph g;
+  g.nroots = n;
+  for (stf_int i = 0; i < n; ++i) g.iremote.push_back({(rank + 1) % size, i});
+  return g;
+}
+
+// Leaf i reads root i of this rank: a self part that is the identity.
+LocalGraph identity_graph(int rank, stf_int n) {
+  LocalGraph g;
+  g.nroots = n;
+  for (stf_int i = 0; i < n; ++i) g.iremote.push_back({rank, i});
+  return g;
+}
+
+enum class Op { bcast, reduce, fetch };
+const char *name_of(Op o) { return o == Op::bcast ? "bcast" : o == Op::reduce ? "reduce" : "fetch_and_op"; }
+
+// Buffers after one operation: bcast {leaf, root}, reduce {root, leaf},
+// fetch {root, leafupdate, leaf}.
+std::vector<Buffer> run(Checker &ck, stf_sf sf, const DataGen &d, int me, Op o) {
+  std::vector<Buffer> b;
+  int rc = STF_SUCCESS;
+  switch (o) {
+    case Op::bcast:
+      b = {d.leaf_buffer(me), d.root_buffer(me)};
+      rc = stf_bcast(sf, d.u->type, b[1].data(), b[0].data(), d.op);
+      break;
+    case Op::reduce:
+      b = {d.root_buffer(me), d.leaf_buffer(me)};
+      rc = stf_reduce(sf, d.u->type, b[1].data(), b[0].data(), d.op);
+      break;
+    case Op::fetch:
+      b = {d.root_buffer(me), d.blank_leaf_buffer(me, 77), d.leaf_buffer(me)};
+      rc = stf_fetch_and_op(sf, d.u->type, b[0].data(), b[2].data(), b[1].data(), d.op);
+      break;
+  }
+  ck.code(rc, STF_SUCCESS, name_of(o));
+  return b;
+}
+
+bool same_bytes(const UnitSpec &u, const Buffer &a, const Buffer &b) {
+  const std::size_t bytes = (a.size() + 2 * Buffer::kGuard) * u.extent;
+  return a.size() == b.size() && std::memcmp(a.unit(-Buffer::kGuard), b.unit(-Buffer::kGuard), bytes) == 0;
+}
+
+// The optimised result against the oracle (the unoptimised one equals it).
+void check_oracle(Checker &ck, const DataGen &d, int me, Op o, const std::vector<Buffer> &got) {
+  if (o == Op::bcast) {
+    compare_buffers(ck, *d.u, "bcast leafdata", got[0], expect_bcast(d, me), leaf_mask(*d.g, me));
+  } else if (o == Op::reduce) {
+    Buffer want = expect_reduce(d, me);
+    if (d.op == MPI_REPLACE) accept_any_leaf(d, me, got[0], &want);
+    compare_buffers(ck, *d.u, "reduce rootdata", got[0], want, root_mask(*d.g, me));
+  } else {
+    Buffer root = got[0], update = got[1];
+    expect_fetch(d, me, 77, &root, &update);
+    compare_buffers(ck, *d.u, "fetch_and_op rootdata", got[0], root, root_mask(*d.g, me));
+    compare_buffers(ck, *d.u, "fetch_and_op leafupdate", got[1], update, leaf_mask(*d.g, me));
+  }
+}
+
+// Every op of every unit (core units only unless full) on the graph, with
+// analysis on and off: identical bytes in every buffer, guards included.
+void compare_on_off(Checker &ck, MPI_Comm comm, const NamedGraph &ng, const std::vector<UnitSpec> &units, bool full,
+                    std::uint64_t key) {
+  int me;
+  MPI_Comm_rank(comm, &me);
+  const GlobalGraph g = gather_graph(ng.local, comm);
+  ck.context(ng.name + " setup");
+  stf_sf on = make_sf(ck, ng.local, comm, "-stf_pack_opt 1", STF_COPY_VALUES);
+  stf_sf off = make_sf(ck, ng.local, comm, "-stf_pack_opt 0", STF_COPY_VALUES);
+  for (std::size_t ui = 0; ui < units.size() && on && off; ++ui) {
+    const UnitSpec &u = units[ui];
+    if (!full && !u.core) continue;
+    for (std::size_t oi = 0; oi < u.ops.size(); ++oi) {
+      const DataGen d{&g, &u, u.ops[oi], hash_key(key, ui, oi)};
+      bool fetch = false;
+      for (MPI_Op fo : u.fetch) fetch |= fo == d.op;
+      for (Op o : {Op::bcast, Op::reduce, Op::fetch}) {
+        if (o == Op::fetch && !fetch) continue;
+        ck.context(ng.name + " " + u.name + " " + op_name(d.op) + " " + name_of(o));
+        const std::vector<Buffer> a = run(ck, on, d, me, o), b = run(ck, off, d, me, o);
+        for (std::size_t k = 0; k < a.size(); ++k)
+          ck.check(same_bytes(u, a[k], b[k]), "buffer %zu differs between -stf_pack_opt 1 and 0", k);
+        check_oracle(ck, d, me, o, a);
+      }
+    }
+  }
+  if (on) stf_destroy(&on);
+  if (off) stf_destroy(&off);
+}
+
+// stf_view of sf as rank 0 sees it (empty elsewhere).
+std::string view_text(stf_sf sf) {
+  std::FILE *f = std::tmpfile();
+  stf_view(sf, f);
+  std::string s;
+  std::rewind(f);
+  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+  std::fclose(f);
+  return s;
+}
+int count(const std::string &s, const char *word) {
+  int n = 0;
+  for (std::size_t p = s.find(word); p != std::string::npos; p = s.find(word, p + 1)) ++n;
+  return n;
+}
+
+// The halo's messages and self part must be recognised as boxes with the
+// analysis on, and all be index arrays with it off.
+void check_box_view(Checker &ck, const LocalGraph &box, int me, int size) {
+  ck.context("box3d view");
+  stf_sf on = make_sf(ck, box, MPI_COMM_WORLD, "-stf_pack_opt 1", STF_COPY_VALUES);
+  stf_sf off = make_sf(ck, box, MPI_COMM_WORLD, "-stf_pack_opt 0", STF_COPY_VALUES);
+  if (!on || !off) return;
+  const std::string von = view_text(on), voff = view_text(off);
+  if (me == 0) {
+    // Each rank: its interior self part (leaves strided) plus one box per
+    // neighbour and direction, none of them an index array.
+    ck.check(count(von, "indexed") == 0, "pack_opt 1: an index array in the 3D halo:\n%s", von.c_str());
+    ck.check(count(von, "strided(") >= size, "pack_opt 1: fewer than %d strided lists:\n%s", size, von.c_str());
+    if (size > 1)
+      ck.check(count(von, "strided(dx=1,") > 0, "pack_opt 1: no x face (dx=1) recognised:\n%s", von.c_str());
+    ck.check(count(voff, "strided(") == 0 && count(voff, "contiguous from") == 0,
+             "pack_opt 0 still classified a list:\n%s", voff.c_str());
+  }
+  stf_destroy(&on);
+  stf_destroy(&off);
+}
+
+// Statistics: contiguous messages cost no pack or unpack (REPLACE), the
+// identity self part on one array costs nothing; with the analysis off
+// every message is packed.
+void check_stats(Checker &ck, int me, int size) {
+  const stf_int n = 1000;
+  const int peers = size > 1 ? 1 : 0;
+  const LocalGraph shift = shift_graph(me, size, n), ident = identity_graph(me, n);
+  for (int opt = 1; opt >= 0; --opt) {
+    std::vector<double> roots(n), leaves(n, -1.0);
+    for (stf_int i = 0; i < n; ++i) roots[i] = me * 10000.0 + i;
+    const std::string options = "-stf_pack_opt " + std::to_string(opt);
+    ck.context("stats shift " + options);
+    stf_sf sf = make_sf(ck, shift, MPI_COMM_WORLD, options.c_str(), STF_COPY_VALUES);
+    if (!sf) return;
+    stf_stats s;
+    ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(leaves[n - 1] == ((me + 1) % size) * 10000.0 + n - 1, "bcast moved the wrong data");
+    if (me == 0)
+      std::printf("test_pack_opt: %d ranks, contiguous bcast of %d doubles, -stf_pack_opt %d: pack_calls %lld, "
+                  "unpack_calls %lld, scatter_calls %lld, messages %lld\n",
+                  size, n, opt, s.pack_calls, s.unpack_calls, s.scatter_calls, s.messages_sent);
+    ck.check(s.messages_sent == peers && s.messages_received == peers, "messages %lld/%lld, expected %d",
+             s.messages_sent, s.messages_received, peers);
+    ck.check(s.pack_calls == (opt ? 0 : peers) && s.unpack_calls == (opt ? 0 : peers),
+             "pack_calls %lld, unpack_calls %lld", s.pack_calls, s.unpack_calls);
+    ck.check(s.bytes_packed == s.pack_calls * n * 8, "bytes_packed %lld", s.bytes_packed);
+    ck.check(s.scatter_calls == 1 - peers, "scatter_calls %lld (the self part is one memcpy)", s.scatter_calls);
+    ck.code(stf_reset_stats(sf), STF_SUCCESS, "stf_reset_stats");
+    ck.code(stf_reduce(sf, MPI_DOUBLE, leaves.data(), roots.data(), MPI_SUM), STF_SUCCESS, "reduce");
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(s.pack_calls == (opt ? 0 : peers) && s.unpack_calls == peers,
+             "reduce SUM: pack_calls %lld, unpack_calls %lld (SUM must unpack)", s.pack_calls, s.unpack_calls);
+    stf_destroy(&sf);
+
+    ck.context("stats identity " + options);
+    sf = make_sf(ck, ident, MPI_COMM_WORLD, options.c_str(), STF_COPY_VALUES);
+    if (!sf) return;
+    std::vector<double> one = roots;
+    ck.code(stf_bcast(sf, MPI_DOUBLE, one.data(), one.data(), MPI_REPLACE), STF_SUCCESS, "bcast in place");
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(one == roots, "in-place identity bcast changed the data");
+    ck.check(s.scatter_calls == (opt ? 0 : 1), "in-place identity: scatter_calls %lld", s.scatter_calls);
+    ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(leaves == roots && s.scatter_calls == (opt ? 1 : 2), "identity into another array: scatter_calls %lld",
+             s.scatter_calls);
+    stf_destroy(&sf);
+  }
+  stf_stats s;
+  ck.context("stats errors");
+  ck.code(stf_get_stats(nullptr, &s), STF_ERR_NULL, "stf_get_stats(NULL)");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int me, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::uint64_t seed = parse_seed(argc, argv, 20240707);
+  Checker ck("test_pack_opt", seed);
+  start_watchdog("test_pack_opt", seed, 280);
+  const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 16));
+  std::vector<UnitSpec> units = make_units();
+
+  const LocalGraph box = box3d_graph(me, size, 4, 3, 2);
+  check_box_view(ck, box, me, size);
+  check_stats(ck, me, size);
+
+  std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
+  graphs.insert(graphs.begin(), NamedGraph{"box3d", box});
+  graphs.insert(graphs.begin(), NamedGraph{"shift", shift_graph(me, size, 37)});
+  for (std::size_t gi = 0; gi < graphs.size(); ++gi) {
+    const bool full = gi < 3 || graphs[gi].name == "grid2d";  // the matrix of units where it matters most
+    compare_on_off(ck, MPI_COMM_WORLD, graphs[gi], units, full, hash_key(seed, gi));
+  }
+
+  free_units(units);
+  int rc = ck.finish();
+  MPI_Finalize();
+  return rc;
+}
