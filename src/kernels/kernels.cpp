@@ -215,11 +215,35 @@ char *unit_ptr(void *p, stf_int u, std::size_t bytes) {
   return static_cast<char *>(p) + static_cast<std::size_t>(u) * bytes;
 }
 
+// Rows of a strided list hold dx consecutive units: a plain copy moves each
+// row with one memcpy, which beats a per-unit loop once rows are long enough
+// (host only; device executors use the functors). f(first unit of the row,
+// position of the row in the message, bytes of the row).
+constexpr std::size_t min_row_bytes = 64;
+bool long_rows(const Unit &u, const IndexList &l) {
+  return l.kind == IndexKind::strided && static_cast<std::size_t>(l.dx) * u.extent >= min_row_bytes;
+}
+template <class F>
+void for_each_row(const Unit &u, const IndexList &l, F &&f) {
+  const std::int64_t plane = static_cast<std::int64_t>(l.X) * l.Y;
+  const std::size_t bytes = static_cast<std::size_t>(l.dx) * u.extent;
+  stf_int i = 0;
+  for (stf_int k = 0; k < l.dz; k++)
+    for (stf_int j = 0; j < l.dy; j++, i += l.dx) f(l.start + plane * k + static_cast<std::int64_t>(l.X) * j, i, bytes);
+}
+std::size_t offset_of(std::int64_t unit, const Unit &u) { return static_cast<std::size_t>(unit) * u.extent; }
+
 // The packed form of a non-opaque unit is its memory image, whatever the op.
 void pack_plain(const Unit &u, IndexList idx, const void *data, void *buf) {
   if (idx.n <= 0) return;
   if (idx.kind == IndexKind::contiguous) {
     std::memcpy(buf, unit_ptr(data, idx.start, u.extent), static_cast<std::size_t>(idx.n) * u.extent);
+    return;
+  }
+  if (long_rows(u, idx)) {
+    for_each_row(u, idx, [&](std::int64_t row, stf_int i, std::size_t bytes) {
+      std::memcpy(unit_ptr(buf, i, u.extent), static_cast<const char *>(data) + offset_of(row, u), bytes);
+    });
     return;
   }
   by_width(u.extent, [&](auto w) { pack_units<decltype(w)>(words<decltype(w)>(u), idx, data, buf); });
@@ -238,6 +262,12 @@ struct Plain {
         std::memcpy(unit_ptr(data, idx.start, u.extent), buf, static_cast<std::size_t>(idx.n) * u.extent);
         return;
       }
+      if (kReplace && long_rows(u, idx)) {
+        for_each_row(u, idx, [&](std::int64_t row, stf_int i, std::size_t bytes) {
+          std::memcpy(static_cast<char *>(data) + offset_of(row, u), unit_ptr(buf, i, u.extent), bytes);
+        });
+        return;
+      }
       by_width(u.extent, [&](auto w) {
         using W = decltype(w);
         unpack_units<W, Op<W>>(words<W>(u), idx, buf, data);
@@ -250,7 +280,7 @@ struct Plain {
       if (kReplace && dstidx.kind == IndexKind::contiguous) {
         char *d = unit_ptr(dst, dstidx.start, u.extent);
         if (srcidx.kind != IndexKind::contiguous) {  // a contiguous destination is a buffer: pack into it
-          by_width(u.extent, [&](auto w) { pack_units<decltype(w)>(words<decltype(w)>(u), srcidx, src, d); });
+          pack_plain(u, srcidx, src, d);
           return;
         }
         const std::size_t bytes = static_cast<std::size_t>(srcidx.n) * u.extent;
@@ -259,6 +289,10 @@ struct Plain {
           std::memcpy(d, s, bytes);
           return;
         }
+      } else if (kReplace && srcidx.kind == IndexKind::contiguous && src != dst) {
+        // A contiguous source is a buffer: unpack from it (distinct arrays cannot overlap).
+        unpack(u, dstidx, unit_ptr(src, srcidx.start, u.extent), dst, MPI_REPLACE);
+        return;
       }
       by_width(u.extent, [&](auto w) {
         using W = decltype(w);
