@@ -19,6 +19,8 @@
 // --min-ms each; the median round is reported with [min..max].
 #include <starforest.h>
 
+#include "check.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,16 +32,6 @@
 #include <vector>
 
 namespace {
-
-#define CHECK_STF(call)                                                            \
-  do {                                                                             \
-    int rc_ = (call);                                                              \
-    if (rc_ != STF_SUCCESS) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call, \
-                   stf_error_name(rc_), stf_last_error_message());                 \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                \
-    }                                                                              \
-  } while (0)
 
 struct Options {
   double mib = 64;   // root array size

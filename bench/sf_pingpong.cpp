@@ -14,6 +14,8 @@
 // the median round is reported together with the fastest and slowest rounds.
 #include <starforest.h>
 
+#include "check.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,18 +26,6 @@
 #include <vector>
 
 namespace {
-
-// Every library call is checked: a benchmark that silently measures a failing
-// call would report nonsense.
-#define CHECK_STF(call)                                                            \
-  do {                                                                             \
-    int rc_ = (call);                                                              \
-    if (rc_ != STF_SUCCESS) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call, \
-                   stf_error_name(rc_), stf_last_error_message());                 \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                \
-    }                                                                              \
-  } while (0)
 
 constexpr int kTag = 17;
 constexpr long kLargeFrom = 8192;  // sizes above this use the "large" counts
