@@ -167,6 +167,39 @@ int stf_vecscatter_reverse_begin(stf_vecscatter vs, MPI_Datatype unit, const voi
                                  stf_insert_mode mode, stf_request *req);
 int stf_vecscatter_reverse_end(stf_vecscatter vs, stf_request *req);
 
+
+/* ---- mesh redistribution ------------------------------------------------- *
+ * Points with coordinates and integer labels, moved to new owners with the
+ * migration SF of the graph algebra (stf_create_migration). */
+
+typedef struct {
+  stf_int n;       /* points on this rank */
+  int dim;         /* coordinates per point, 1..3 */
+  double *coords;  /* n * dim, point-major */
+  int64_t *labels; /* n */
+} stf_points;
+
+typedef enum {
+  STF_DIST_SEQ,    /* every point on rank 0 */
+  STF_DIST_CHUNKS, /* contiguous blocks of labels, balanced */
+  STF_DIST_RAND    /* each point on a random rank (seeded) */
+} stf_point_dist;
+
+/* Collective: nglobal points labelled 0..nglobal-1, coordinates a fixed
+ * function of the label in the unit cube, distributed as dist. Free with
+ * stf_points_free. */
+int stf_points_create_test(MPI_Comm comm, int64_t nglobal, int dim, stf_point_dist dist, unsigned seed,
+                           stf_points *points);
+void stf_points_free(stf_points *points);
+/* Collective: target[i] = rank that should own point i, by recursive
+ * coordinate bisection (cut across the longest side of each group's bounding
+ * box, ranks split in halves, points in proportion). */
+int stf_rcb_partition(MPI_Comm comm, const stf_points *points, int *target);
+/* Collective: move every point to target[i]. out receives the points that
+ * arrive, ordered by (source rank, source index); *sf (may be NULL) gets the
+ * migration SF, to move more point data the same way. */
+int stf_points_migrate(MPI_Comm comm, const stf_points *in, const int *target, stf_points *out, stf_sf *sf);
+
 #ifdef __cplusplus
 }
 #endif
