@@ -97,6 +97,21 @@ int stf_create(MPI_Comm comm, stf_sf *sf);
 int stf_destroy(stf_sf *sf);
 /* Per-SF options, same syntax as stf_set_options(); before stf_setup(). */
 int stf_set_sf_options(stf_sf sf, const char *options);
+/* Choose the transport that moves this SF's messages, before stf_setup()
+ * (or after stf_reset(); STF_ERR_STATE otherwise); the same as
+ * "-stf_type <type>". Every rank must choose the same one. Types:
+ *   "basic"    (default) one message per peer and direction, persistent
+ *              point-to-point requests;
+ *   "neighbor" one MPI-3 neighbourhood collective (MPI_Ineighbor_alltoallw)
+ *              per direction and operation on distributed-graph
+ *              communicators built at set-up from the SF's peers (weights =
+ *              message sizes); fetch-and-op returns, sent from end in any
+ *              order, fall back to basic.
+ * stf_view() names the transport in use, its parameters and fallbacks.
+ * STF_ERR_OPTION for an unknown type. Not collective. */
+int stf_set_type(stf_sf sf, const char *type);
+/* The transport chosen for sf (owned by sf, valid until the next change). */
+int stf_get_type(stf_sf sf, const char **type);
 
 /* Set the graph from the leaf side.
  * nroots: number of roots owned by this rank. nleaves: number of leaves.
@@ -133,8 +148,11 @@ int stf_view(stf_sf sf, FILE *out);
  * begin returns a request; end completes it and sets it to NULL. Until end,
  * the buffers belong to starforest. Operations are collective: every rank
  * calls the begins of its operations on one SF in the same order (ends may
- * come in any order). Blocking forms = begin + end. An SF whose plan is not
- * set up yet is set up by the first begin (collective). */
+ * come in any order, except that the ends of several fetch-and-ops in flight
+ * on one SF must come in the same order on every rank: a fetch-and-op end
+ * answers its peers only when it is called). Blocking forms = begin + end.
+ * An SF whose plan is not set up yet is set up by the first begin
+ * (collective). */
 
 /* Roots to leaves: leafdata[l] = leafdata[l] op rootdata[root(l)]. */
 int stf_bcast_begin(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata,
@@ -180,6 +198,52 @@ int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multirootdata, v
 int stf_scatter_end(stf_sf sf, stf_request *req);
 int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata);
 
+/* ---- devices ------------------------------------------------------------- *
+ * Root and leaf data may live in device memory. One device backend is active
+ * per process: "host" (default: no device, all memory is host memory) or
+ * "emu", an emulated device that runs the device code paths on CPU threads
+ * (its memory is host memory the backend registered; each stream is a
+ * worker thread; kernels run on a small thread pool), for testing without a
+ * GPU. Choose it with stf_device_select(), -stf_device or STF_DEVICE.
+ *
+ * Operations find out where their data lives by asking the device (answers
+ * are cached); the _mem variants take it from the caller instead. Device
+ * data is packed and unpacked by kernels on the library's stream, and
+ * device pointers are handed to MPI (device-aware path). Stream model: the
+ * data is produced and consumed on the library stream; begin waits for it
+ * once, before MPI reads or overwrites device memory (end waits only for a
+ * local part moving device data to host memory). After *_end, device results
+ * may still be in flight on that stream: call stf_device_synchronize()
+ * before reading them on the host. Supported on the device: bcast, reduce,
+ * gather, scatter with MPI_REPLACE on units of one builtin type, and
+ * MPI_SUM/PROD/MAX/MIN on integer and floating types (not long double);
+ * anything else on device data, and fetch-and-op, is STF_ERR_UNSUPPORTED. */
+
+typedef enum { STF_MEMTYPE_HOST = 0, STF_MEMTYPE_DEVICE = 1 } stf_memtype;
+
+/* Make "host" or "emu" the active device. STF_ERR_STATE while the active
+ * device still has allocations (including pack buffers of SFs that moved
+ * device data: destroy those SFs first). Not collective. */
+int stf_device_select(const char *name);
+/* Name of the active device ("host" or "emu"). */
+int stf_device_get_name(const char **name);
+/* Device memory of the active device (host memory on "host"). */
+int stf_device_malloc(size_t bytes, void **ptr);
+/* Waits for the device's work, then frees. */
+int stf_device_free(void *ptr);
+/* Blocking copy in any direction (host or device on either side). */
+int stf_device_memcpy(void *dst, const void *src, size_t bytes);
+/* Wait until all work on the library stream (kernels of ended operations) is done. */
+int stf_device_synchronize(void);
+/* Where ptr lives according to the active device. NULL is host memory. */
+int stf_get_memtype(const void *ptr, stf_memtype *type);
+
+/* bcast and reduce with the memory types of the root and leaf data given. */
+int stf_bcast_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype rootmtype, const void *rootdata,
+                        stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req);
+int stf_reduce_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype leafmtype, const void *leafdata,
+                         stf_memtype rootmtype, void *rootdata, MPI_Op op, stf_request *req);
+
 /* ---- statistics ---------------------------------------------------------- *
  * What the operations on one SF cost this rank since it was created or the
  * counters were reset: kernel calls and bytes moved through pack buffers.
@@ -194,6 +258,12 @@ typedef struct {
   long long bytes_unpacked;    /* bytes read by unpack */
   long long messages_sent;     /* messages to other ranks */
   long long messages_received; /* messages from other ranks */
+  /* Device work done for operations on device data (see "devices"): */
+  long long device_kernel_launches; /* pack/unpack/scatter kernels launched on the device */
+  long long device_stream_syncs;    /* host waits for the library stream */
+  long long device_syncs;           /* host waits for the whole device (none yet) */
+  long long device_copies_h2d;      /* async copies host -> device */
+  long long device_copies_d2h;      /* async copies device -> host */
 } stf_stats;
 
 /* Copy this rank's counters of sf into *stats. Not collective. */

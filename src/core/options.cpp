@@ -19,7 +19,9 @@ struct OptionSpec {
 };
 
 const OptionSpec specs[] = {
-    {"stf_type", "STF_TYPE", "basic", "transport that moves messages (default basic)"},
+    {"stf_type", "STF_TYPE", "basic|neighbor",
+     "transport that moves messages: persistent point-to-point, or MPI-3 neighbourhood collectives on "
+     "distributed-graph communicators (default basic)"},
     {"stf_twosided", "STF_TWOSIDED", "nbx|allreduce",
      "two-sided discovery at set-up: NBX (Issend + Ibarrier) or allreduce of counts (default nbx)"},
     {"stf_validate", "STF_VALIDATE", "0|1",
@@ -27,6 +29,9 @@ const OptionSpec specs[] = {
     {"stf_pack_opt", "STF_PACK_OPT", "0|1",
      "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, "
      "memcpy or nothing for the self part; 0 packs every index list as an array (default 1)"},
+    {"stf_device", "STF_DEVICE", "host|emu",
+     "device backend, process-wide, taken when a device is first needed (stf_device_select overrides): "
+     "none, or the emulated device that runs device code paths on CPU threads (default host)"},
 };
 
 std::mutex global_mutex;
@@ -40,8 +45,8 @@ int parse_bool(const char *name, const std::string &v, bool *out) {
 
 int set_one(const std::string &name, const std::string &value, Options *o) {
   if (name == "stf_type") {
-    if (value != "basic")
-      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: basic)", value.c_str());
+    if (value != "basic" && value != "neighbor")
+      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: basic, neighbor)", value.c_str());
     o->type = value;
   } else if (name == "stf_twosided") {
     if (value == "nbx") o->twosided = TwoSided::nbx;
@@ -51,6 +56,10 @@ int set_one(const std::string &name, const std::string &value, Options *o) {
     return parse_bool("stf_validate", value, &o->validate);
   } else if (name == "stf_pack_opt") {
     return parse_bool("stf_pack_opt", value, &o->pack_opt);
+  } else if (name == "stf_device") {
+    if (value != "host" && value != "emu")
+      return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: host, emu)", value.c_str());
+    o->device = value;
   } else {
     return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
   }
@@ -91,6 +100,11 @@ int default_options(Options *out) {
   STF_CHECK(parse_options(global_string.c_str(), &o));
   *out = o;
   return STF_SUCCESS;
+}
+
+int set_type(const char *type, Options *opts) {
+  if (!type) return set_error(STF_ERR_NULL, "transport type is NULL");
+  return set_one("stf_type", type, opts);
 }
 
 const char *twosided_name(TwoSided t) { return t == TwoSided::nbx ? "nbx" : "allreduce"; }

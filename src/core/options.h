@@ -12,6 +12,7 @@ struct Options {
   TwoSided twosided = TwoSided::nbx;  // discovery algorithm at set-up
   bool validate = false;              // collective root-offset check at set-up
   bool pack_opt = true;               // index analysis (contiguous/strided, no-copy paths)
+  std::string device = "host";        // device backend (process-wide, read at first use)
 };
 
 // Defaults for new SFs: built-in values, then STF_* variables, then the
@@ -20,6 +21,8 @@ int default_options(Options *out);
 // Apply an options string ("-stf_type basic ...") on top of *opts; *opts is
 // unchanged on error.
 int parse_options(const char *text, Options *opts);
+// Set opts->type to a known transport name (STF_ERR_OPTION otherwise).
+int set_type(const char *type, Options *opts);
 const char *twosided_name(TwoSided t);
 
 }  // namespace stf

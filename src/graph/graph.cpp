@@ -136,6 +136,19 @@ extern "C" int stf_set_sf_options(stf_sf sf, const char *options) {
   return parse_options(options, &sf->opts);
 }
 
+extern "C" int stf_set_type(stf_sf sf, const char *type) {
+  STF_CHECK(check_sf(sf));
+  if (sf->plan) return set_error(STF_ERR_STATE, "the transport must be set before stf_setup (or after stf_reset)");
+  return set_type(type, &sf->opts);
+}
+
+extern "C" int stf_get_type(stf_sf sf, const char **type) {
+  STF_CHECK(check_sf(sf));
+  if (!type) return set_error(STF_ERR_NULL, "output pointer for the type is NULL");
+  *type = sf->opts.type.c_str();
+  return STF_SUCCESS;
+}
+
 extern "C" int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
                              stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode) {
   STF_CHECK(check_sf(sf));

@@ -1,5 +1,6 @@
 // Public operation calls: argument checks, then begin/end through the ops layer.
 #include "core/error.h"
+#include "device/device_kernels.h"
 #include "ops/exchange.h"
 
 namespace stf {
@@ -12,7 +13,20 @@ struct OpArgs {
   const void *src;
   void *dst;
   void *update;
+  int src_mem = -1, dst_mem = -1;  // stf_memtype, or -1: ask the device
 };
+
+// Where the data lives, and the device kernels when some of it is on the device.
+int resolve_memory(const OpArgs &a, stf_request r) {
+  STF_CHECK(active_device(&r->device));
+  r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : r->device->memtype(a.src);
+  r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : r->device->memtype(a.dst);
+  r->dkernels = nullptr;
+  if (r->src_mem == STF_MEMTYPE_HOST && r->dst_mem == STF_MEMTYPE_HOST) return STF_SUCCESS;
+  if (a.kind == OpKind::fetch_and_op || (a.update && r->device->memtype(a.update) == STF_MEMTYPE_DEVICE))
+    return set_error(STF_ERR_UNSUPPORTED, "fetch_and_op on device data is not supported yet");
+  return get_device_kernels(*r->unit, a.op, &r->dkernels);
+}
 
 int begin_kind(stf_request r) {
   switch (r->kind) {
@@ -61,7 +75,8 @@ int begin(stf_sf owner, stf_sf sf, const OpArgs &a, stf_request *req) {
   r->src = a.src;
   r->dst = a.dst;
   r->update = a.update;
-  int rc = begin_kind(r);
+  int rc = resolve_memory(a, r);
+  if (!rc) rc = begin_kind(r);
   if (rc) {
     release_request(r);
     return rc;
@@ -111,10 +126,32 @@ extern "C" int stf_bcast(stf_sf sf, MPI_Datatype unit, const void *rootdata, voi
   return stf::blocking(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr});
 }
 
+static int check_memtype(stf_memtype m, const char *what) {
+  if (m != STF_MEMTYPE_HOST && m != STF_MEMTYPE_DEVICE)
+    return stf::set_error(STF_ERR_ARG, "%s: memory type %d is neither STF_MEMTYPE_HOST nor STF_MEMTYPE_DEVICE", what,
+                          static_cast<int>(m));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_bcast_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype rootmtype, const void *rootdata,
+                                   stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req) {
+  STF_CHECK(stf::check_sf(sf));
+  STF_CHECK(check_memtype(rootmtype, "stf_bcast_begin_mem"));
+  STF_CHECK(check_memtype(leafmtype, "stf_bcast_begin_mem"));
+  return stf::begin(sf, sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr, rootmtype, leafmtype}, req);
+}
+
 extern "C" int stf_reduce_begin(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op,
                                 stf_request *req) {
   STF_CHECK(stf::check_sf(sf));
   return stf::begin(sf, sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr}, req);
+}
+extern "C" int stf_reduce_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype leafmtype, const void *leafdata,
+                                    stf_memtype rootmtype, void *rootdata, MPI_Op op, stf_request *req) {
+  STF_CHECK(stf::check_sf(sf));
+  STF_CHECK(check_memtype(leafmtype, "stf_reduce_begin_mem"));
+  STF_CHECK(check_memtype(rootmtype, "stf_reduce_begin_mem"));
+  return stf::begin(sf, sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr, leafmtype, rootmtype}, req);
 }
 extern "C" int stf_reduce_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::reduce); }
 extern "C" int stf_reduce(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op) {

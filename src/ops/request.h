@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "device/device_kernels.h"
 #include "graph/sf.h"
 #include "kernels/kernels.h"
 #include "transport/transport.h"
@@ -13,13 +14,7 @@ namespace stf {
 enum class OpKind { bcast, reduce, fetch_and_op, degree, gather, scatter };
 const char *op_kind_name(OpKind k);
 
-// Message tags: one per direction keeps operations begun in the same order
-// on every rank matched; fetch-and-op returns are sent from end, whose order
-// may differ between ranks, so each fetch-and-op gets its own tag.
-constexpr int tag_root_to_leaf = 1;
-constexpr int tag_leaf_to_root = 2;
-constexpr int tag_fetch_first = 16;
-constexpr int tag_fetch_count = 16384;
+// Message tags: see transport/transport.h.
 
 }  // namespace stf
 
@@ -38,6 +33,22 @@ struct stf_request_s {
   void *dst = nullptr;        // bcast: leafdata; reduce/fetch: rootdata
   void *update = nullptr;     // fetch: leafupdate
   int fetch_tag = 0;
+
+  // Device path (ops/exchange.cpp): where src and dst live, the device
+  // kernels, device pack buffers, and an event after the slot's last device
+  // work (the next use waits for it before reusing the buffers).
+  stf::Device *device = nullptr;
+  stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
+  const stf::DeviceKernels *dkernels = nullptr;
+  stf::DeviceBuffer dev_send, dev_recv, dev_self;
+  stf::Event done_event = nullptr;
+  stf::Device *event_device = nullptr;  // the device that made done_event
+  bool device_pending = false;          // done_event recorded and maybe not reached
+  bool self_to_host = false;            // self part: finish on the host in end
+
+  ~stf_request_s() {
+    if (event_device) event_device->event_destroy(done_event);
+  }
 
   std::vector<char> rootbuf, leafbuf, returnbuf, selfbuf;
   std::vector<char> recv_direct;  // per receiving peer: data landed in user memory

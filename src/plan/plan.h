@@ -30,6 +30,10 @@ struct Plan {
   bool self_in_place = false;
   // Position of this rank among the root-side peers (for rank-ordered fetch-and-op).
   int self_position = 0;
+  // Whether root.idx / leaf.idx (all messages of a side together) name a
+  // slot twice: one device unpack over all of them then needs atomics.
+  // -1: not known yet (computed on first use by the device path).
+  signed char device_dups[2] = {-1, -1};
 };
 
 // Collective: discover the reverse direction and build the plan.

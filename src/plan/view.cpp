@@ -83,8 +83,10 @@ extern "C" int stf_view(stf_sf sf, FILE *out) {
   }
   STF_MPI(MPI_Gatherv(mine.data(), len, MPI_CHAR, &all[0], lens.data(), displs.data(), MPI_CHAR, 0, sf->comm));
   if (sf->rank == 0) {
+    // Every rank has the same transport; set up, it describes itself.
+    std::string transport = sf->transport ? sf->transport->describe() : sf->opts.type;
     std::fprintf(out, "star forest on %d rank(s), transport %s, two-sided discovery %s\n%s", sf->size,
-                 sf->opts.type.c_str(), stf::twosided_name(sf->opts.twosided), all.c_str());
+                 transport.c_str(), stf::twosided_name(sf->opts.twosided), all.c_str());
     std::fflush(out);
   }
   return STF_SUCCESS;

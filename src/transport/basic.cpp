@@ -22,6 +22,7 @@ class BasicTransport : public Transport {
  public:
   BasicTransport(MPI_Comm comm, const Plan &plan) : comm_(comm), plan_(plan) {}
   const char *name() const override { return "basic"; }
+  std::string describe() const override { return "basic (persistent point-to-point, one message per peer)"; }
 
   int post_recv(Channel &c, Direction d, int tag, std::size_t unit_bytes, void *const *recv) override {
     const Messages &peers = d == Direction::root_to_leaf ? plan_.leaf : plan_.root;
@@ -75,11 +76,17 @@ class BasicTransport : public Transport {
 
 }  // namespace
 
+std::unique_ptr<Transport> make_basic_transport(MPI_Comm comm, const Plan &plan) {
+  return std::make_unique<BasicTransport>(comm, plan);
+}
+
 int create_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out) {
-  if (sf->opts.type != "basic")
-    return set_error(STF_ERR_OPTION, "transport '%s' is not available", sf->opts.type.c_str());
-  out->reset(new BasicTransport(sf->comm, plan));
-  return STF_SUCCESS;
+  if (sf->opts.type == "basic") {
+    *out = make_basic_transport(sf->comm, plan);
+    return STF_SUCCESS;
+  }
+  if (sf->opts.type == "neighbor") return make_neighbor_transport(sf, plan, out);
+  return set_error(STF_ERR_OPTION, "transport '%s' is not available", sf->opts.type.c_str());
 }
 
 }  // namespace stf

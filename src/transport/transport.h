@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "starforest.h"
@@ -13,6 +14,20 @@ namespace stf {
 struct Plan;
 
 enum class Direction { root_to_leaf, leaf_to_root };
+
+// Message tags: one per direction keeps operations begun in the same order
+// on every rank matched; fetch-and-op returns are sent from end, whose order
+// may differ between ranks, so each fetch-and-op gets its own tag (and
+// transports that rely on a common order treat these tags apart).
+constexpr int tag_root_to_leaf = 1;
+constexpr int tag_leaf_to_root = 2;
+constexpr int tag_fetch_first = 16;
+constexpr int tag_fetch_count = 16384;
+
+// Transport-specific state a channel carries (neighbor.cpp), freed with it.
+struct ChannelExtra {
+  virtual ~ChannelExtra() = default;
+};
 
 // What a transport keeps for one direction of one in-flight operation slot
 // between posting and waiting. Slots are reused, so transports may cache
@@ -26,6 +41,7 @@ struct Channel {
   };
   std::vector<Cached> sends, recvs;  // one per peer of the sending/receiving side
   std::vector<MPI_Request> active_sends, active_recvs;
+  std::unique_ptr<ChannelExtra> extra;  // created by transports that need more
   Channel() = default;
   Channel(const Channel &) = delete;
   Channel &operator=(const Channel &) = delete;
@@ -36,6 +52,8 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char *name() const = 0;
+  // The name with the transport's parameters and fallbacks, for stf_view.
+  virtual std::string describe() const { return name(); }
   // Receive into recv[k] from receiving-side peer k (size(k) * unit_bytes bytes).
   virtual int post_recv(Channel &c, Direction d, int tag, std::size_t unit_bytes, void *const *recv) = 0;
   // Send send[k] to sending-side peer k.
@@ -45,6 +63,12 @@ class Transport {
 };
 
 // The transport named by sf->opts.type, bound to the SF's communicator and plan.
+// Collective (a transport may build communicators).
 int create_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
+
+// One per file: basic.cpp (persistent point-to-point), neighbor.cpp
+// (neighbourhood collectives on distributed-graph communicators).
+std::unique_ptr<Transport> make_basic_transport(MPI_Comm comm, const Plan &plan);
+int make_neighbor_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
 
 }  // namespace stf

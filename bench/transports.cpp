@@ -1,0 +1,218 @@
+// transports: the same halo exchanges with every transport, timed in one run.
+//
+// Ranks form a non-periodic 2D or 3D process grid (MPI_Dims_create); each
+// owns an n^d block of doubles (the roots) and a ghosted (n+2)^d array whose
+// ghost cells are the leaves, pointing at the neighbouring ranks' boundary
+// cells. Patterns: "2d5" (2D 5-point stencil: faces only) and "3d27" (3D
+// 27-point stencil: faces, edges and corners). One iteration is a bcast
+// (MPI_REPLACE, owned -> ghosts) followed by a reduce (MPI_SUM, ghosts ->
+// an accumulator over the owned cells). The data is checked once per
+// pattern and transport; then the transports alternate in --rounds rounds of
+// --iters iterations, and the table shows each one's median round (time per
+// iteration, slowest rank) with [min..max] and the ratio to basic.
+#include <starforest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+const char *const kTransports[] = {"basic", "neighbor"};
+constexpr int kNumTransports = 2;
+
+struct Options {
+  int n2 = 128, n3 = 16, iters = 200, rounds = 7;
+  std::string json;
+};
+
+struct Pattern {
+  const char *name;
+  int dim;
+  bool corners;  // 27-point (all ghost cells) or 5-point (faces only)
+};
+
+// The halo SF of one pattern on this rank: roots = owned cells (i fastest),
+// leaf slots = positions in the ghosted array.
+struct Halo {
+  int dim, n;
+  std::vector<int> dims, coords;
+  stf_int nroots = 0, nghosted = 0;
+  std::vector<stf_int> ilocal;
+  std::vector<stf_node> iremote;
+};
+
+Halo make_halo(const Pattern &p, int n, int rank, int size) {
+  Halo h;
+  h.dim = p.dim;
+  h.n = n;
+  h.dims.assign(3, 1);
+  std::vector<int> d(p.dim, 0);
+  MPI_Dims_create(size, p.dim, d.data());
+  for (int k = 0; k < p.dim; k++) h.dims[k] = d[k];
+  h.coords = {rank % h.dims[0], (rank / h.dims[0]) % h.dims[1], rank / (h.dims[0] * h.dims[1])};
+  const int g = n + 2, nz = p.dim == 3 ? n : 1, gz = p.dim == 3 ? g : 1;
+  h.nroots = n * n * nz;
+  h.nghosted = g * g * gz;
+  for (int z = p.dim == 3 ? -1 : 0; z < (p.dim == 3 ? n + 1 : 1); z++)
+    for (int y = -1; y <= n; y++)
+      for (int x = -1; x <= n; x++) {
+        int c[3] = {x, y, z}, o[3] = {0, 0, 0}, away = 0;
+        for (int k = 0; k < 3; k++) {
+          o[k] = c[k] < 0 ? -1 : (k < p.dim && c[k] >= n ? 1 : 0);
+          away += o[k] != 0;
+        }
+        if (away == 0 || (!p.corners && away > 1)) continue;
+        int nb[3], ok = 1;
+        for (int k = 0; k < 3; k++) {
+          nb[k] = h.coords[k] + o[k];
+          ok &= nb[k] >= 0 && nb[k] < h.dims[k];
+        }
+        if (!ok) continue;  // domain boundary
+        int r = nb[0] + h.dims[0] * (nb[1] + h.dims[1] * nb[2]);
+        int lx = x - o[0] * n, ly = y - o[1] * n, lz = z - o[2] * n;
+        h.ilocal.push_back((x + 1) + g * ((y + 1) + g * (p.dim == 3 ? z + 1 : 0)));
+        h.iremote.push_back(stf_node{r, lx + n * (ly + n * lz)});
+      }
+  return h;
+}
+
+// Global value of an owned cell: unique per (rank, cell).
+double value(int rank, stf_int cell) { return rank * 1e6 + cell; }
+
+void verify(stf_sf sf, const Halo &h, int rank, const char *what) {
+  std::vector<double> roots(h.nroots), ghosted(h.nghosted, -1.0);
+  for (stf_int i = 0; i < h.nroots; i++) roots[i] = value(rank, i);
+  CHECK_STF(stf_bcast(sf, MPI_DOUBLE, roots.data(), ghosted.data(), MPI_REPLACE));
+  long bad = 0;
+  for (std::size_t l = 0; l < h.ilocal.size(); l++)
+    bad += ghosted[h.ilocal[l]] != value(h.iremote[l].rank, h.iremote[l].index);
+  std::vector<double> acc(h.nroots, 0.0);
+  CHECK_STF(stf_reduce(sf, MPI_DOUBLE, ghosted.data(), acc.data(), MPI_SUM));
+  // Every ghost copy of my cell i holds value(rank, i): acc[i] is a multiple.
+  for (stf_int i = 0; i < h.nroots; i++)
+    if (acc[i] != 0) {
+      double m = acc[i] / value(rank, i);
+      bad += i != 0 && m != static_cast<double>(static_cast<long>(m));
+    }
+  long total = 0;
+  MPI_Allreduce(&bad, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (total) {
+    if (rank == 0) std::fprintf(stderr, "transports: %s: %ld wrong values\n", what, total);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+// Seconds per iteration on the slowest rank.
+double time_round(stf_sf sf, int iters, std::vector<double> &roots, std::vector<double> &ghosted,
+                  std::vector<double> &acc) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int it = 0; it < iters; it++) {
+    CHECK_STF(stf_bcast(sf, MPI_DOUBLE, roots.data(), ghosted.data(), MPI_REPLACE));
+    CHECK_STF(stf_reduce(sf, MPI_DOUBLE, ghosted.data(), acc.data(), MPI_SUM));
+  }
+  double t = (MPI_Wtime() - t0) / iters, tmax = 0;
+  MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return tmax;
+}
+
+int parse(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    bool v = i + 1 < argc;
+    if (a == "--help" || a == "-h") return 1;
+    if (a == "--n2" && v) o.n2 = std::atoi(argv[++i]);
+    else if (a == "--n3" && v) o.n3 = std::atoi(argv[++i]);
+    else if (a == "--iters" && v) o.iters = std::atoi(argv[++i]);
+    else if (a == "--rounds" && v) o.rounds = std::atoi(argv[++i]);
+    else if (a == "--json" && v) o.json = argv[++i];
+    else {
+      std::fprintf(stderr, "transports: bad argument '%s' (try --help)\n", a.c_str());
+      return 2;
+    }
+  }
+  if (o.n2 < 1 || o.n3 < 1 || o.iters < 1 || o.rounds < 1) {
+    std::fprintf(stderr, "transports: sizes, --iters and --rounds must be >= 1\n");
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Options opt;
+  int p = parse(argc, argv, opt);
+  if (p) {
+    if (p == 1 && rank == 0)
+      std::printf("usage: mpiexec -n N %s [--n2 N] [--n3 N] [--iters I] [--rounds R] [--json FILE]\n"
+                  "  bcast (REPLACE) + reduce (SUM) halo exchanges with every transport.\n"
+                  "  --n2 N  2D block edge (default 128)   --n3 N  3D block edge (default 16)\n"
+                  "  --iters I  iterations per round (200)  --rounds R  rounds per transport (7)\n",
+                  argv[0]);
+    MPI_Finalize();
+    return p == 1 ? 0 : 2;
+  }
+
+  const Pattern patterns[] = {{"2d5", 2, false}, {"3d27", 3, true}};
+  std::FILE *json = rank == 0 && !opt.json.empty() ? std::fopen(opt.json.c_str(), "w") : nullptr;
+  if (json) std::fprintf(json, "[\n");
+  bool first_record = true;
+  if (rank == 0)
+    std::printf("%-7s %5s %6s %-9s %12s %24s %8s\n", "pattern", "ranks", "n", "transport", "us/iter",
+                "[min..max]", "ratio");
+  for (const Pattern &pat : patterns) {
+    const int n = pat.dim == 2 ? opt.n2 : opt.n3;
+    Halo h = make_halo(pat, n, rank, size);
+    stf_sf sfs[kNumTransports];
+    std::vector<double> times[kNumTransports];
+    for (int t = 0; t < kNumTransports; t++) {
+      CHECK_STF(stf_create(MPI_COMM_WORLD, &sfs[t]));
+      CHECK_STF(stf_set_type(sfs[t], kTransports[t]));
+      CHECK_STF(stf_set_graph(sfs[t], h.nroots, static_cast<stf_int>(h.ilocal.size()), h.ilocal.data(),
+                              STF_COPY_VALUES, h.iremote.data(), STF_COPY_VALUES));
+      CHECK_STF(stf_setup(sfs[t]));
+      verify(sfs[t], h, rank, (std::string(pat.name) + " " + kTransports[t]).c_str());
+    }
+    std::vector<double> roots(h.nroots, 1.0), ghosted(h.nghosted, 0.0), acc(h.nroots, 0.0);
+    for (int t = 0; t < kNumTransports; t++) time_round(sfs[t], std::max(1, opt.iters / 10), roots, ghosted, acc);
+    for (int r = 0; r < opt.rounds; r++)
+      for (int t = 0; t < kNumTransports; t++) times[t].push_back(time_round(sfs[t], opt.iters, roots, ghosted, acc));
+    double base = 0;
+    for (int t = 0; t < kNumTransports; t++) {
+      std::vector<double> v = times[t];
+      std::sort(v.begin(), v.end());
+      double med = v[v.size() / 2] * 1e6;
+      if (t == 0) base = med;
+      if (rank == 0) {
+        std::printf("%-7s %5d %6d %-9s %12.2f %11.2f..%-11.2f %8.2f\n", pat.name, size, n, kTransports[t], med,
+                    v.front() * 1e6, v.back() * 1e6, med / base);
+        if (json) {
+          std::fprintf(json,
+                       "%s  {\"benchmark\": \"transports\", \"pattern\": \"%s\", \"ranks\": %d, \"n\": %d, "
+                       "\"transport\": \"%s\", \"us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
+                       "\"ratio_to_basic\": %.4f}",
+                       first_record ? "" : ",\n", pat.name, size, n, kTransports[t], med, v.front() * 1e6,
+                       v.back() * 1e6, med / base);
+          first_record = false;
+        }
+      }
+    }
+    for (stf_sf &sf : sfs) CHECK_STF(stf_destroy(&sf));
+  }
+  if (json) {
+    std::fprintf(json, "\n]\n");
+    std::fclose(json);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,113 @@
+// The device interface: memory, streams, events and kernel launches, the
+// way the ops layer sees a GPU. Backends: "host" (plain memory, every call
+// completes at once) and "emu" (emu.cpp: an emulated device whose memory is
+// registered host memory, whose streams are worker threads and whose
+// kernels run on a thread pool, so ordering bugs and data races are real).
+// A CUDA backend is meant to implement the same class (not written yet).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "starforest.h"
+
+namespace stf {
+
+// Opaque handles owned by the backend that made them.
+using Stream = void *;
+using Event = void *;
+
+enum class CopyKind { h2d, d2h, d2d };
+
+// What a device has done since it was created. Atomic: any host thread may
+// drive a device.
+struct DeviceCounters {
+  std::atomic<long long> device_syncs{0}, stream_syncs{0}, event_syncs{0};
+  std::atomic<long long> kernel_launches{0}, copies_h2d{0}, copies_d2h{0}, copies_d2d{0};
+  std::atomic<long long> memtype_queries{0};  // lookups the cache did not answer
+};
+
+// A kernel body over a range [begin, end) of indices, type-erased.
+using Task = std::function<void(stf_int begin, stf_int end)>;
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const char *name() const = 0;
+
+  virtual int alloc(std::size_t bytes, void **ptr) = 0;  // device memory
+  virtual void free(void *ptr) = 0;
+  virtual int alloc_pinned(std::size_t bytes, void **ptr) = 0;  // page-locked host memory
+  virtual void free_pinned(void *ptr) = 0;
+  // Where ptr lives. Real backends ask the driver, which is slow, so
+  // backends cache answers (see emu.cpp); NULL is host memory.
+  virtual stf_memtype memtype(const void *ptr) = 0;
+  // Device memory blocks not freed yet (switching devices needs none).
+  virtual long long live_allocations() const = 0;
+
+  virtual int stream_create(Stream *s) = 0;
+  virtual void stream_destroy(Stream s) = 0;
+  // The stream the library runs its kernels and copies on (stream model B:
+  // the user's data is produced and consumed on it too).
+  virtual Stream library_stream() = 0;
+
+  virtual void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
+
+  // Run f(i) for i in [0, n) on stream s, in any order and concurrently.
+  // f is copied: it must hold values and pointers only (the functors of
+  // kernels/functors.h).
+  template <class F>
+  void launch(Stream s, stf_int n, const F &f) {
+    if (n <= 0) return;
+    counters.kernel_launches++;
+    launch_task(s, n, [f](stf_int b, stf_int e) {
+      for (stf_int i = b; i < e; ++i) f(i);
+    });
+  }
+
+  virtual int event_create(Event *e) = 0;
+  virtual void event_destroy(Event e) = 0;
+  // Capture the current end of s's queue; the event completes when s gets there.
+  virtual void event_record(Event e, Stream s) = 0;
+  // Work enqueued on s after this waits for e's captured position (no host wait).
+  virtual void stream_wait_event(Stream s, Event e) = 0;
+  virtual bool event_query(Event e) = 0;  // completed? never blocks
+  virtual void event_synchronize(Event e) = 0;
+  virtual void stream_synchronize(Stream s) = 0;
+  virtual void synchronize() = 0;  // every stream
+
+  DeviceCounters counters;
+
+ protected:
+  virtual void launch_task(Stream s, stf_int n, Task task) = 0;
+};
+
+std::unique_ptr<Device> make_host_device();
+std::unique_ptr<Device> make_emu_device();
+
+// The process-wide active device: chosen by stf_device_select(), else on
+// first use from -stf_device / STF_DEVICE (default "host").
+int active_device(Device **dev);
+
+// Device memory owned by the ops layer (pack buffers), freed by the device
+// that allocated it.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { release(); }
+  // At least bytes of device memory on dev; keeps the old block if it fits.
+  int reserve(Device *dev, std::size_t bytes);
+  void release();
+  char *data() const { return ptr_; }
+
+ private:
+  Device *dev_ = nullptr;
+  char *ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace stf
