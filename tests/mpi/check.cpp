@@ -25,6 +25,11 @@ Checker::Checker(const char *name, std::uint64_t seed) : name_(name), seed_(seed
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
 }
 
+Checker::Checker(const char *name, int argc, char **argv, std::uint64_t dflt)
+    : Checker(name, parse_seed(argc, argv, dflt)) {
+  start_watchdog(name, seed_, 280);
+}
+
 bool Checker::check(bool ok, const char *fmt, ...) {
   if (ok) {
     ++passed_;

@@ -16,6 +16,9 @@ class Checker {
  public:
   // name: printed in the summary line ("test_ops: N checks passed").
   Checker(const char *name, std::uint64_t seed);
+  // The usual start of a test program: the seed from the command line or
+  // the environment (parse_seed, default dflt) and a 280 s watchdog.
+  Checker(const char *name, int argc, char **argv, std::uint64_t dflt);
 
   // Free-form description of what is being tested right now; printed with
   // every failure (graph, unit, op, operation, form).

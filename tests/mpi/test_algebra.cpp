@@ -242,9 +242,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240907);
-  Checker ck("test_algebra", seed);
-  start_watchdog("test_algebra", seed, 280);
+  Checker ck("test_algebra", argc, argv, 20240907);
+  const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 16));
   const std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
   for (std::size_t gi = 0; gi < graphs.size(); ++gi) {

@@ -256,9 +256,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240908);
-  Checker ck("test_algebra_build", seed);
-  start_watchdog("test_algebra_build", seed, 280);
+  Checker ck("test_algebra_build", argc, argv, 20240908);
+  const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 16));
   patterns(ck, seed);
   layouts(ck, seed);

@@ -326,9 +326,8 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::uint64_t seed = parse_seed(argc, argv, 20261122);
-  Checker ck("test_device", seed);
-  start_watchdog("test_device", seed, 280);
+  Checker ck("test_device", argc, argv, 20261122);
+  const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 4));
   const char *name = nullptr;
   if (stf_device_get_name(&name) || std::strcmp(name, "emu") != 0) ck.code(stf_device_select("emu"), 0, "select emu");

@@ -56,9 +56,8 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240614);
-  Checker ck("test_discovery", seed);
-  start_watchdog("test_discovery", seed, 280);
+  Checker ck("test_discovery", argc, argv, 20240614);
+  const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 30));
   std::vector<UnitSpec> units = make_units();
   const UnitSpec &ui = units[0];  // MPI_INT

@@ -241,9 +241,8 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240612);
-  Checker ck("test_inflight", seed);
-  start_watchdog("test_inflight", seed, 280);
+  Checker ck("test_inflight", argc, argv, 20240612);
+  const std::uint64_t seed = ck.seed();
   const int iterations = static_cast<int>(parse_long(argc, argv, "--iterations", "STF_TEST_ITERATIONS", 200));
 
   std::vector<UnitSpec> units = make_units();

@@ -115,9 +115,8 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240611);
-  Checker ck("test_ops", seed);
-  start_watchdog("test_ops", seed, 280);
+  Checker ck("test_ops", argc, argv, 20240611);
+  const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 100));
   const int nfull = static_cast<int>(parse_long(argc, argv, "--full", "STF_TEST_FULL", 30));
   std::vector<UnitSpec> units = make_units();

@@ -254,9 +254,8 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240707);
-  Checker ck("test_pack_opt", seed);
-  start_watchdog("test_pack_opt", seed, 280);
+  Checker ck("test_pack_opt", argc, argv, 20240707);
+  const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 16));
   std::vector<UnitSpec> units = make_units();
 

@@ -357,9 +357,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  const std::uint64_t seed = parse_seed(argc, argv, 20240613);
-  Checker ck("test_validation", seed);
-  start_watchdog("test_validation", seed, 280);
+  Checker ck("test_validation", argc, argv, 20240613);
+  const std::uint64_t seed = ck.seed();
   std::vector<UnitSpec> units = make_units();
   const UnitSpec &ui = units[0];  // MPI_INT
 
