@@ -238,6 +238,59 @@ int stf_device_synchronize(void);
 /* Where ptr lives according to the active device. NULL is host memory. */
 int stf_get_memtype(const void *ptr, stf_memtype *type);
 
+/* ---- streams, events and kernels of the active device ---------------------- *
+ * The same model as CUDA streams: work on one stream runs in order, streams
+ * run concurrently, an event captures the current end of a stream's queue.
+ * On "host" every call completes before it returns. NULL as a stream means
+ * the library stream. Not collective. */
+typedef struct stf_stream_s *stf_stream;
+typedef struct stf_event_s *stf_event;
+
+int stf_stream_create(stf_stream *s);
+/* Waits for the stream's work first. Destroying the stream set with
+ * stf_device_set_stream makes the library use its own stream again. */
+int stf_stream_destroy(stf_stream s);
+int stf_stream_synchronize(stf_stream s);
+int stf_event_create(stf_event *e);
+int stf_event_destroy(stf_event e);
+/* e completes when s has run everything enqueued on it before this call. */
+int stf_event_record(stf_event e, stf_stream s);
+/* Work enqueued on s after this call waits for e (the host does not wait). */
+int stf_stream_wait_event(stf_stream s, stf_event e);
+int stf_event_synchronize(stf_event e);
+/* *done = 1 if e has completed (never blocks). */
+int stf_event_query(stf_event e, int *done);
+/* Copy in any direction, enqueued on s. */
+int stf_device_memcpy_async(void *dst, const void *src, size_t bytes, stf_stream s);
+/* Run fn(begin, end, ctx) over disjoint ranges covering [0, n), enqueued on
+ * s, concurrently on the device's threads. Host-callable functions only:
+ * "host" and "emu" run them, a GPU backend answers STF_ERR_UNSUPPORTED (its
+ * kernels must be compiled for it). ctx must stay valid until the work ran. */
+typedef void (*stf_kernel_fn)(int64_t begin, int64_t end, void *ctx);
+int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void *ctx);
+/* The library stream: where operations on device data pack, unpack and
+ * copy, and (stream model B) where the user produces and consumes that data.
+ * s = NULL gives the library its own stream back. Set it while no operation
+ * on device data is in flight. */
+int stf_device_set_stream(stf_stream s);
+int stf_device_get_stream(stf_stream *s);
+
+/* How an operation on device data synchronises with the user's streams
+ * (the three models of the Summit report):
+ *  A: the data comes from streams the library does not know: begin waits
+ *     for the whole device before packing, end waits for the library stream
+ *     after unpacking, so results are ready on return;
+ *  B (default): the data is produced and consumed on the library stream;
+ *     begin waits for that stream once before MPI touches device memory, and
+ *     end returns with the unpack still in flight on it;
+ *  C: begin does not wait at all: it records an event after packing, and
+ *     end waits for that event, then posts the sends (the event-based
+ *     MatMult: the host can launch more work between begin and end).
+ * Per SF, also -stf_stream_model A|B|C. May be changed between operations. */
+typedef enum { STF_STREAM_MODEL_A = 0, STF_STREAM_MODEL_B = 1, STF_STREAM_MODEL_C = 2 } stf_stream_model;
+int stf_set_stream_model(stf_sf sf, stf_stream_model model);
+int stf_get_stream_model(stf_sf sf, stf_stream_model *model);
+
 /* bcast and reduce with the memory types of the root and leaf data given. */
 int stf_bcast_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype rootmtype, const void *rootdata,
                         stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req);

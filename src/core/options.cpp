@@ -32,6 +32,14 @@ const OptionSpec specs[] = {
     {"stf_device", "STF_DEVICE", "host|emu",
      "device backend, process-wide, taken when a device is first needed (stf_device_select overrides): "
      "none, or the emulated device that runs device code paths on CPU threads (default host)"},
+    {"stf_stream_model", "STF_STREAM_MODEL", "A|B|C",
+     "device synchronisation per operation on device data: A = data comes from an unknown stream "
+     "(synchronise the device before packing, the library stream after unpacking); B = data is on the "
+     "library stream, one wait before MPI touches device memory; C = no host wait in begin, the send is "
+     "posted from end after the packing event (default B)"},
+    {"stf_device_aware", "STF_DEVICE_AWARE", "auto|0|1",
+     "hand device pointers to MPI (1), or stage device data through pinned host buffers (0); auto asks "
+     "the device whether its MPI accepts device memory (default auto)"},
 };
 
 std::mutex global_mutex;
@@ -60,6 +68,16 @@ int set_one(const std::string &name, const std::string &value, Options *o) {
     if (value != "host" && value != "emu")
       return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: host, emu)", value.c_str());
     o->device = value;
+  } else if (name == "stf_stream_model") {
+    if (value == "A") o->stream_model = STF_STREAM_MODEL_A;
+    else if (value == "B") o->stream_model = STF_STREAM_MODEL_B;
+    else if (value == "C") o->stream_model = STF_STREAM_MODEL_C;
+    else return set_error(STF_ERR_OPTION, "-stf_stream_model '%s' unknown (A|B|C)", value.c_str());
+  } else if (name == "stf_device_aware") {
+    if (value == "auto") o->device_aware = DeviceAware::autodetect;
+    else if (value == "1") o->device_aware = DeviceAware::on;
+    else if (value == "0") o->device_aware = DeviceAware::off;
+    else return set_error(STF_ERR_OPTION, "-stf_device_aware '%s' unknown (auto|0|1)", value.c_str());
   } else {
     return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
   }
@@ -108,6 +126,14 @@ int set_type(const char *type, Options *opts) {
 }
 
 const char *twosided_name(TwoSided t) { return t == TwoSided::nbx ? "nbx" : "allreduce"; }
+
+const char *stream_model_name(stf_stream_model m) {
+  return m == STF_STREAM_MODEL_A ? "A" : m == STF_STREAM_MODEL_C ? "C" : "B";
+}
+
+const char *device_aware_name(DeviceAware a) {
+  return a == DeviceAware::autodetect ? "auto" : a == DeviceAware::on ? "1" : "0";
+}
 
 }  // namespace stf
 

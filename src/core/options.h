@@ -3,9 +3,14 @@
 
 #include <string>
 
+#include "starforest.h"
+
 namespace stf {
 
 enum class TwoSided { nbx, allreduce };
+// Who may pass device memory to MPI: ask the device, never (stage through
+// pinned host buffers), always.
+enum class DeviceAware { autodetect, off, on };
 
 struct Options {
   std::string type = "basic";         // transport
@@ -13,6 +18,8 @@ struct Options {
   bool validate = false;              // collective root-offset check at set-up
   bool pack_opt = true;               // index analysis (contiguous/strided, no-copy paths)
   std::string device = "host";        // device backend (process-wide, read at first use)
+  stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
+  DeviceAware device_aware = DeviceAware::autodetect;
 };
 
 // Defaults for new SFs: built-in values, then STF_* variables, then the
@@ -24,5 +31,7 @@ int parse_options(const char *text, Options *opts);
 // Set opts->type to a known transport name (STF_ERR_OPTION otherwise).
 int set_type(const char *type, Options *opts);
 const char *twosided_name(TwoSided t);
+const char *stream_model_name(stf_stream_model m);  // "A", "B" or "C"
+const char *device_aware_name(DeviceAware a);
 
 }  // namespace stf

@@ -33,9 +33,9 @@ class HostDevice final : public Device {
     return STF_SUCCESS;
   }
   void stream_destroy(Stream) override {}
-  Stream library_stream() override { return nullptr; }
+  Stream own_stream() override { return nullptr; }
   void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream) override {
-    (kind == CopyKind::h2d ? counters.copies_h2d : kind == CopyKind::d2h ? counters.copies_d2h : counters.copies_d2d)++;
+    count_copy(kind);
     std::memmove(dst, src, bytes);
   }
   int event_create(Event *e) override {
@@ -145,13 +145,13 @@ extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) {
   if (bytes && (!dst || !src)) return stf::set_error(STF_ERR_NULL, "stf_device_memcpy: NULL pointer");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  const bool dd = d->memtype(dst) == STF_MEMTYPE_DEVICE, sd = d->memtype(src) == STF_MEMTYPE_DEVICE;
-  if (!dd && !sd) {
+  const stf::CopyKind kind = d->copy_kind(dst, src);
+  if (kind == stf::CopyKind::h2h) {
     std::memmove(dst, src, bytes);
     return STF_SUCCESS;
   }
   stf::Stream s = d->library_stream();
-  d->memcpy_async(dst, src, bytes, dd && sd ? stf::CopyKind::d2d : dd ? stf::CopyKind::h2d : stf::CopyKind::d2h, s);
+  d->memcpy_async(dst, src, bytes, kind, s);
   d->stream_synchronize(s);
   return STF_SUCCESS;
 }

@@ -19,7 +19,7 @@ namespace stf {
 using Stream = void *;
 using Event = void *;
 
-enum class CopyKind { h2d, d2h, d2d };
+enum class CopyKind { h2d, d2h, d2d, h2h };
 
 // What a device has done since it was created. Atomic: any host thread may
 // drive a device.
@@ -50,10 +50,26 @@ class Device {
   virtual int stream_create(Stream *s) = 0;
   virtual void stream_destroy(Stream s) = 0;
   // The stream the library runs its kernels and copies on (stream model B:
-  // the user's data is produced and consumed on it too).
-  virtual Stream library_stream() = 0;
+  // the user's data is produced and consumed on it too): the backend's own
+  // stream unless the user named one (stf_device_set_stream).
+  Stream library_stream() { return user_stream_ ? user_stream_ : own_stream(); }
+  void set_library_stream(Stream s) { user_stream_ = s; }
+  Stream user_stream() const { return user_stream_; }
+
+  // Whether MPI may be handed pointers to this device's memory (the
+  // device-aware path). Backends whose memory is host memory say yes; a GPU
+  // backend asks its MPI library.
+  virtual bool mpi_accepts_device_memory() { return true; }
+  // Whether kernels may be host functions (stf_device_launch): true where
+  // kernels run on CPU threads.
+  virtual bool runs_host_functions() { return true; }
 
   virtual void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
+  // The kind of a copy between these pointers, by where they live.
+  CopyKind copy_kind(const void *dst, const void *src) {
+    const bool dd = memtype(dst) == STF_MEMTYPE_DEVICE, sd = memtype(src) == STF_MEMTYPE_DEVICE;
+    return dd && sd ? CopyKind::d2d : dd ? CopyKind::h2d : sd ? CopyKind::d2h : CopyKind::h2h;
+  }
 
   // Run f(i) for i in [0, n) on stream s, in any order and concurrently.
   // f is copied: it must hold values and pointers only (the functors of
@@ -65,6 +81,14 @@ class Device {
     launch_task(s, n, [f](stf_int b, stf_int e) {
       for (stf_int i = b; i < e; ++i) f(i);
     });
+  }
+
+  // A type-erased kernel over [0, n), run as ranges on s (the public
+  // stf_device_launch; host-callable bodies only).
+  void launch_ranges(Stream s, stf_int n, Task task) {
+    if (n <= 0) return;
+    counters.kernel_launches++;
+    launch_task(s, n, std::move(task));
   }
 
   virtual int event_create(Event *e) = 0;
@@ -81,7 +105,16 @@ class Device {
   DeviceCounters counters;
 
  protected:
+  void count_copy(CopyKind kind) {
+    if (kind == CopyKind::h2d) counters.copies_h2d++;
+    else if (kind == CopyKind::d2h) counters.copies_d2h++;
+    else if (kind == CopyKind::d2d) counters.copies_d2d++;
+  }
+  virtual Stream own_stream() = 0;
   virtual void launch_task(Stream s, stf_int n, Task task) = 0;
+
+ private:
+  Stream user_stream_ = nullptr;
 };
 
 std::unique_ptr<Device> make_host_device();

@@ -222,10 +222,10 @@ class EmuDevice final : public Device {
     }
     delete static_cast<EmuStream *>(s);  // drains its queue first
   }
-  Stream library_stream() override { return library_.get(); }
+  Stream own_stream() override { return library_.get(); }
 
   void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) override {
-    (kind == CopyKind::h2d ? counters.copies_h2d : kind == CopyKind::d2h ? counters.copies_d2h : counters.copies_d2d)++;
+    count_copy(kind);
     stream(s)->enqueue([=] { std::memcpy(dst, src, bytes); });
   }
 

@@ -149,6 +149,22 @@ extern "C" int stf_get_type(stf_sf sf, const char **type) {
   return STF_SUCCESS;
 }
 
+extern "C" int stf_set_stream_model(stf_sf sf, stf_stream_model model) {
+  STF_CHECK(check_sf(sf));
+  if (model != STF_STREAM_MODEL_A && model != STF_STREAM_MODEL_B && model != STF_STREAM_MODEL_C)
+    return set_error(STF_ERR_ARG, "stream model %d unknown (STF_STREAM_MODEL_A, _B or _C)", (int)model);
+  STF_CHECK(check_idle(sf, "stf_set_stream_model"));
+  sf->opts.stream_model = model;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_get_stream_model(stf_sf sf, stf_stream_model *model) {
+  STF_CHECK(check_sf(sf));
+  if (!model) return set_error(STF_ERR_NULL, "output pointer for the stream model is NULL");
+  *model = sf->opts.stream_model;
+  return STF_SUCCESS;
+}
+
 extern "C" int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
                              stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode) {
   STF_CHECK(check_sf(sf));

@@ -1,0 +1,132 @@
+// The public stream, event and kernel calls: thin wrappers over the active
+// device (device.h). Handles are the backend's own pointers.
+#include <cstdint>
+
+#include "core/error.h"
+#include "device/device.h"
+
+namespace stf {
+namespace {
+
+Stream to_stream(stf_stream s) { return reinterpret_cast<Stream>(s); }
+Event to_event(stf_event e) { return reinterpret_cast<Event>(e); }
+
+// NULL means the library stream, as in every call below.
+Stream pick(Device *d, stf_stream s) { return s ? to_stream(s) : d->library_stream(); }
+
+}  // namespace
+}  // namespace stf
+
+using stf::Device;
+
+extern "C" int stf_stream_create(stf_stream *s) {
+  if (!s) return stf::set_error(STF_ERR_NULL, "stf_stream_create: output pointer is NULL");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  stf::Stream st = nullptr;
+  STF_CHECK(d->stream_create(&st));
+  *s = reinterpret_cast<stf_stream>(st);
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_stream_destroy(stf_stream s) {
+  if (!s) return STF_SUCCESS;
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->stream_synchronize(stf::to_stream(s));
+  if (d->user_stream() == stf::to_stream(s)) d->set_library_stream(nullptr);
+  d->stream_destroy(stf::to_stream(s));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_stream_synchronize(stf_stream s) {
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->stream_synchronize(stf::pick(d, s));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_event_create(stf_event *e) {
+  if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_create: output pointer is NULL");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  stf::Event ev = nullptr;
+  STF_CHECK(d->event_create(&ev));
+  *e = reinterpret_cast<stf_event>(ev);
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_event_destroy(stf_event e) {
+  if (!e) return STF_SUCCESS;
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->event_destroy(stf::to_event(e));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_event_record(stf_event e, stf_stream s) {
+  if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_record: event is NULL");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->event_record(stf::to_event(e), stf::pick(d, s));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_stream_wait_event(stf_stream s, stf_event e) {
+  if (!e) return stf::set_error(STF_ERR_NULL, "stf_stream_wait_event: event is NULL");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->stream_wait_event(stf::pick(d, s), stf::to_event(e));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_event_synchronize(stf_event e) {
+  if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_synchronize: event is NULL");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->event_synchronize(stf::to_event(e));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_event_query(stf_event e, int *done) {
+  if (!e || !done) return stf::set_error(STF_ERR_NULL, "stf_event_query: NULL argument");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  *done = d->event_query(stf::to_event(e)) ? 1 : 0;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_device_memcpy_async(void *dst, const void *src, size_t bytes, stf_stream s) {
+  if (bytes && (!dst || !src)) return stf::set_error(STF_ERR_NULL, "stf_device_memcpy_async: NULL pointer");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->memcpy_async(dst, src, bytes, d->copy_kind(dst, src), stf::pick(d, s));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void *ctx) {
+  if (!fn) return stf::set_error(STF_ERR_NULL, "stf_device_launch: function is NULL");
+  if (n < 0 || n > INT32_MAX) return stf::set_error(STF_ERR_ARG, "stf_device_launch: n = %lld out of range", (long long)n);
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  if (!d->runs_host_functions())
+    return stf::set_error(STF_ERR_UNSUPPORTED, "stf_device_launch: device '%s' cannot run host functions", d->name());
+  d->launch_ranges(stf::pick(d, s), static_cast<stf_int>(n),
+                   [fn, ctx](stf_int b, stf_int e) { fn(b, e, ctx); });
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_device_set_stream(stf_stream s) {
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  d->set_library_stream(stf::to_stream(s));
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_device_get_stream(stf_stream *s) {
+  if (!s) return stf::set_error(STF_ERR_NULL, "stf_device_get_stream: output pointer is NULL");
+  Device *d = nullptr;
+  STF_CHECK(stf::active_device(&d));
+  *s = reinterpret_cast<stf_stream>(d->library_stream());
+  return STF_SUCCESS;
+}
