@@ -147,10 +147,10 @@ int stf_view(stf_sf sf, FILE *out);
 /* ---- operations ---------------------------------------------------------- *
  * begin returns a request; end completes it and sets it to NULL. Until end,
  * the buffers belong to starforest. Operations are collective: every rank
- * calls the begins of its operations on one SF in the same order (ends may
- * come in any order, except that the ends of several fetch-and-ops in flight
- * on one SF must come in the same order on every rank: a fetch-and-op end
- * answers its peers only when it is called). Blocking forms = begin + end.
+ * calls the begins of its operations on one SF in the same order; ends may
+ * come in any order (a fetch-and-op end first answers, oldest first, every
+ * fetch-and-op in flight on that SF whose old values this rank owes, so
+ * peers waiting in other ends are served). Blocking forms = begin + end.
  * An SF whose plan is not set up yet is set up by the first begin
  * (collective). */
 

@@ -397,7 +397,9 @@ int fetch_begin(stf_request r) {
   const Plan &p = *sf->plan;
   Transport &t = *sf->transport;
   const std::size_t pb = r->unit->packed_bytes;
-  r->fetch_tag = tag_fetch_first + static_cast<int>(sf->fetch_sequence++ % tag_fetch_count);
+  r->fetch_seq = sf->fetch_sequence++;
+  r->fetch_tag = tag_fetch_first + static_cast<int>(r->fetch_seq % tag_fetch_count);
+  r->root_served = false;
 
   grow(&r->rootbuf, p.root.idx.size() * pb);
   r->recv_ptrs.resize(p.root.count());
@@ -413,7 +415,12 @@ int fetch_begin(stf_request r) {
   return t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data());
 }
 
-int fetch_end(stf_request r) {
+namespace {
+
+// The root side of one fetch-and-op: wait for the contributions, apply them
+// in (leaf rank, leaf slot) order keeping each old value, send the old
+// values back.
+int serve_root(stf_request r) {
   stf_sf sf = r->sf;
   const Plan &p = *sf->plan;
   Transport &t = *sf->transport;
@@ -442,6 +449,36 @@ int fetch_end(stf_request r) {
   for (int k = 0; k < p.root.count(); k++) r->send_ptrs[k] = at(r->rootbuf.data(), p.root.offset[k], pb);
   STF_CHECK(t.post_send(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->send_ptrs.data()));
   count_messages(r, p.root, p.leaf);
+  r->root_served = true;
+  return STF_SUCCESS;
+}
+
+// Serve the root side of every fetch-and-op in flight on sf, oldest begin
+// first. Another rank may be waiting in the end of any of them for old
+// values from this rank, whatever order this rank ends them in; serving
+// them all here (no later than their own ends would) is what lets ends come
+// in any order. Oldest first: a rank that has not begun a younger one can
+// only be waiting for older ones.
+int serve_pending_roots(stf_sf sf) {
+  for (;;) {
+    stf_request oldest = nullptr;
+    for (stf_request q : sf->pool)
+      if (q->busy && q->kind == OpKind::fetch_and_op && q->sf == sf && !q->root_served &&
+          (!oldest || q->fetch_seq < oldest->fetch_seq))
+        oldest = q;
+    if (!oldest) return STF_SUCCESS;
+    STF_CHECK(serve_root(oldest));
+  }
+}
+
+}  // namespace
+
+int fetch_end(stf_request r) {
+  const Plan &p = *r->sf->plan;
+  Transport &t = *r->sf->transport;
+  const Unit &u = *r->unit;
+  const std::size_t pb = u.packed_bytes;
+  STF_CHECK(serve_pending_roots(r->sf));
   STF_CHECK(t.wait_recv(r->to_leaf));
   for (int k = 0; k < p.leaf.count(); k++)
     if (!r->recv_direct[k]) {
