@@ -59,7 +59,7 @@ const char *const kPhaseNames[] = {"pack_post_send", "post_recv", "wait_recv_unp
 const char *const kGroupings[] = {"each", "groups", "all"};
 
 struct Options {
-  int n = 32, ghost = 1, vars = 3, cycles = 50, rounds = 5, check_every = 0;
+  int n = 32, ghost = 1, vars = 3, cycles = 500, rounds = 10, check_every = 0;
   int divide[3] = {0, 0, 0};
   long cutoff = 4096;
   bool periodic = true, mock = false, device = false;
@@ -74,8 +74,8 @@ void usage(const char *prog) {
       "  --divide PxQxR    process grid (default: MPI_Dims_create)\n"
       "  --no-periodic     non-periodic domain (default periodic)\n"
       "  --ghost W         ghost width (default 1)      --vars V  variables (default 3)\n"
-      "  --cycles C        timed cycles per variant (default 50)\n"
-      "  --rounds R        interleaved rounds the cycles are split into (default 5)\n"
+      "  --cycles C        timed cycles per variant (default 500)\n"
+      "  --rounds R        interleaved rounds the cycles are split into (default 10)\n"
       "  --cutoff BYTES    messages smaller than this are 'small' (default 4096)\n"
       "  --grouping LIST   from each,groups,all (default all three)\n"
       "  --impl LIST       from mpi,starforest (default both)\n"
@@ -253,6 +253,9 @@ class Variant {
  public:
   virtual ~Variant() = default;
   virtual void cycle(double *data, Times &t) = 0;
+  // starforest's counters summed over the variant's SFs (false: none kept).
+  virtual bool stats(stf_stats &) { return false; }
+  virtual void reset_stats() {}
 };
 
 class MpiHalo : public Variant {
@@ -381,6 +384,20 @@ class SfHalo : public Variant {
   ~SfHalo() override {
     for (stf_sf &sf : sfs_) CHECK_STF(stf_destroy(&sf));
   }
+  bool stats(stf_stats &sum) override {
+    sum = stf_stats{};
+    for (stf_sf sf : sfs_) {
+      stf_stats s;
+      CHECK_STF(stf_get_stats(sf, &s));
+      long long *to = &sum.pack_calls;
+      const long long *from = &s.pack_calls;
+      for (size_t i = 0; i < sizeof(stf_stats) / sizeof(long long); i++) to[i] += from[i];
+    }
+    return true;
+  }
+  void reset_stats() override {
+    for (stf_sf sf : sfs_) CHECK_STF(stf_reset_stats(sf));
+  }
 
   void cycle(double *data, Times &t) override {
     double t0 = MPI_Wtime();
@@ -483,6 +500,8 @@ struct Result {
   std::vector<double> round_us;  // slowest rank's mean cycle time per round
   Times sum{};                   // this rank's phase seconds over all timed cycles
   long timed = 0;
+  bool has_stats = false;
+  stf_stats stats{};  // this rank's counters over the --cycles cycles of the timed loop
 };
 
 // One cycle, checked: unique values in, every zone compared after.
@@ -540,7 +559,9 @@ int main(int argc, char **argv) {
         if (!in_list(opt.impls, impl)) continue;
         if (std::strcmp(impl, "mpi") == 0) variants.emplace_back(new MpiHalo(b, groups, std::strcmp(gm, "each") == 0));
         else variants.emplace_back(new SfHalo(b, groups, opt.transport, opt.device));
-        results.push_back(Result{impl, gm, {}, {}, 0});
+        results.emplace_back();
+        results.back().impl = impl;
+        results.back().grouping = gm;
       }
     }
     auto name = [&](size_t k) { return results[k].impl + "/" + results[k].grouping; };
@@ -548,6 +569,7 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < variants.size(); k++) check_cycle(b, *variants[k], data, host, 0, name(k));
     fill(b, host, 0);
     data.upload(host);
+    for (auto &v : variants) v->reset_stats();
     int done = 0;
     for (int r = 0; r < opt.rounds; r++) {
       int cycles = opt.cycles * (r + 1) / opt.rounds - opt.cycles * r / opt.rounds;
@@ -569,6 +591,7 @@ int main(int argc, char **argv) {
       }
       done += cycles;
     }
+    for (size_t k = 0; k < variants.size(); k++) results[k].has_stats = variants[k]->stats(results[k].stats);
   }
 
   // Logical messages and bytes per cycle on this rank (self messages included).
@@ -656,6 +679,18 @@ int main(int argc, char **argv) {
         std::printf(" %24s", col);
       }
       std::printf("\n");
+    }
+    std::printf("\n# starforest counters per cycle on rank 0: messages sent, pack and unpack kernels, local\n"
+                "# scatters, device kernel launches and library-stream waits\n");
+    std::printf("%-11s %-7s %8s %8s %8s %8s %8s %8s\n", "impl", "group", "msgs", "packs", "unpacks", "scatters",
+                "dev_kern", "dev_sync");
+    for (const Result &r : results) {
+      if (!r.has_stats) continue;
+      double c = opt.cycles;
+      const stf_stats &s = r.stats;
+      std::printf("%-11s %-7s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n", r.impl.c_str(), r.grouping.c_str(),
+                  s.messages_sent / c, s.pack_calls / c, s.unpack_calls / c, s.scatter_calls / c,
+                  s.device_kernel_launches / c, s.device_stream_syncs / c);
     }
   }
   MPI_Finalize();
