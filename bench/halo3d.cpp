@@ -273,8 +273,9 @@ class MpiHalo : public Variant {
 
   void cycle(double *data, Times &t) override {
     double t0 = MPI_Wtime();
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> rdir;
+    rreq_.clear(), sreq_.clear(), rdir_.clear();  // keep their capacity: no allocation per cycle
+    auto &rreq = rreq_, &sreq = sreq_;
+    auto &rdir = rdir_;
     if (!b_.mock)
       for (const auto &g : groups_)
         for (int d : g)
@@ -349,6 +350,8 @@ class MpiHalo : public Variant {
   std::vector<std::vector<int>> groups_;
   bool each_;
   std::vector<double> sbuf_[kDirs], rbuf_[kDirs];
+  std::vector<MPI_Request> rreq_, sreq_;
+  std::vector<int> rdir_;  // direction of each posted receive
 };
 
 class SfHalo : public Variant {
