@@ -14,6 +14,7 @@
 // the median round is reported together with the fastest and slowest rounds.
 #include <starforest.h>
 
+#include "bench_util.h"
 #include "check.h"
 
 #include <algorithm>
@@ -35,11 +36,6 @@ struct Options {
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
   std::string json;
-};
-
-struct Stats {
-  double median_us, min_us, max_us;
-  long iterations;  // timed iterations over all rounds
 };
 
 void usage(const char *prog) {
@@ -154,35 +150,17 @@ double time_us(long iters, F &&roundtrip) {
   return t / (double)iters / 2.0 * 1e6;
 }
 
-Stats summarize(std::vector<double> v, long iterations) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size();
-  double median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
-  return Stats{median, v.front(), v.back(), iterations};
-}
-
 void write_json(const std::string &path, const std::vector<long> &sizes,
-                const std::vector<Stats> &mpi, const std::vector<Stats> &sf) {
-  FILE *f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "sf_pingpong: cannot write %s\n", path.c_str());
-    return;
-  }
-  std::fprintf(f, "[\n");
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    for (int k = 0; k < 2; ++k) {
-      const Stats &s = k == 0 ? mpi[i] : sf[i];
-      bool last = i + 1 == sizes.size() && k == 1;
-      std::fprintf(f,
-                   "  {\"benchmark\": \"sf_pingpong\", \"impl\": \"%s\", \"size\": %ld, "
-                   "\"ranks\": 2, \"us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, "
-                   "\"iterations\": %ld}%s\n",
-                   k == 0 ? "mpi" : "starforest", sizes[i], s.median_us, s.min_us, s.max_us,
-                   s.iterations, last ? "" : ",");
-    }
-  }
-  std::fprintf(f, "]\n");
-  std::fclose(f);
+                const std::vector<bench::Stats> &mpi, const std::vector<bench::Stats> &sf) {
+  bench::JsonArrayFile out(path);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    for (int k = 0; k < 2; ++k)
+      out.write(bench::JsonRecord()
+                    .add("benchmark", "sf_pingpong")
+                    .add("impl", k == 0 ? "mpi" : "starforest")
+                    .add("size", sizes[i])
+                    .add("ranks", 2)
+                    .add_stats(k == 0 ? mpi[i] : sf[i]));
 }
 
 }  // namespace
@@ -208,7 +186,7 @@ int main(int argc, char **argv) {
   std::vector<long> sizes;
   for (long s = 8; s <= opt.max_size; s *= 2) sizes.push_back(s);
   std::vector<char> buf(sizes.back());
-  std::vector<Stats> mpi_stats, sf_stats;
+  std::vector<bench::Stats> mpi_stats, sf_stats;
 
   if (rank == 0) {
     std::printf("# sf_pingpong: 2 ranks, MPI_BYTE units, bcast+reduce (MPI_REPLACE) vs MPI_Send/Recv\n");
@@ -246,8 +224,8 @@ int main(int argc, char **argv) {
     }
     CHECK_STF(stf_destroy(&sf));
 
-    Stats m = summarize(t_mpi, per_round * opt.rounds);
-    Stats s = summarize(t_sf, per_round * opt.rounds);
+    bench::Stats m = bench::summarize(t_mpi, per_round * opt.rounds);
+    bench::Stats s = bench::summarize(t_sf, per_round * opt.rounds);
     mpi_stats.push_back(m);
     sf_stats.push_back(s);
     if (rank == 0) {
