@@ -2,8 +2,9 @@
 // way the ops layer sees a GPU. Backends: "host" (plain memory, every call
 // completes at once) and "emu" (emu.cpp: an emulated device whose memory is
 // registered host memory, whose streams are worker threads and whose
-// kernels run on a thread pool, so ordering bugs and data races are real).
-// A CUDA backend is meant to implement the same class (not written yet).
+// kernels run on a thread pool, so ordering bugs and data races are real)
+// and "cuda" (cuda/cuda_device.cpp: the CUDA runtime, built when CMake
+// finds CUDA).
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,8 @@
 #include "starforest.h"
 
 namespace stf {
+
+struct DeviceKernelTable;
 
 // Opaque handles owned by the backend that made them.
 using Stream = void *;
@@ -53,6 +56,11 @@ class Device {
   // the user's data is produced and consumed on it too).
   virtual Stream library_stream() = 0;
 
+  // Whether MPI may be handed pointers to this device's memory (the
+  // device-aware path). Backends whose memory is host memory say yes; a GPU
+  // backend asks its MPI library.
+  virtual bool mpi_accepts_device_memory() { return true; }
+
   virtual void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
 
   // Run f(i) for i in [0, n) on stream s, in any order and concurrently.
@@ -66,6 +74,10 @@ class Device {
       for (stf_int i = b; i < e; ++i) f(i);
     });
   }
+
+  // The pack/unpack/scatter kernels of this backend (device_kernels.h); by
+  // default the functors run through launch().
+  virtual const DeviceKernelTable &kernel_table() const;
 
   virtual int event_create(Event *e) = 0;
   virtual void event_destroy(Event e) = 0;
@@ -86,6 +98,9 @@ class Device {
 
 std::unique_ptr<Device> make_host_device();
 std::unique_ptr<Device> make_emu_device();
+// STF_ERR_UNSUPPORTED when this build has no CUDA or the runtime finds no
+// device.
+int make_cuda_device(std::unique_ptr<Device> *out);
 
 // The process-wide active device: chosen by stf_device_select(), else on
 // first use from -stf_device / STF_DEVICE (default "host").
