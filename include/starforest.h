@@ -204,7 +204,9 @@ int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *l
  * "emu", an emulated device that runs the device code paths on CPU threads
  * (its memory is host memory the backend registered; each stream is a
  * worker thread; kernels run on a small thread pool), for testing without a
- * GPU. Choose it with stf_device_select(), -stf_device or STF_DEVICE.
+ * GPU, or "cuda" (builds configured with CUDA: the calling thread's current
+ * CUDA device). Choose it with stf_device_select(), -stf_device or
+ * STF_DEVICE.
  *
  * Operations find out where their data lives by asking the device (answers
  * are cached); the _mem variants take it from the caller instead. Device
@@ -221,11 +223,13 @@ int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *l
 
 typedef enum { STF_MEMTYPE_HOST = 0, STF_MEMTYPE_DEVICE = 1 } stf_memtype;
 
-/* Make "host" or "emu" the active device. STF_ERR_STATE while the active
- * device still has allocations (including pack buffers of SFs that moved
- * device data: destroy those SFs first). Not collective. */
+/* Make "host", "emu" or "cuda" the active device. STF_ERR_STATE while the
+ * active device still has allocations (including pack buffers and index
+ * copies of SFs that moved device data: destroy those SFs first).
+ * STF_ERR_UNSUPPORTED for "cuda" in a build without CUDA or where the CUDA
+ * runtime finds no GPU (the active device stays as it was). Not collective. */
 int stf_device_select(const char *name);
-/* Name of the active device ("host" or "emu"). */
+/* Name of the active device ("host", "emu" or "cuda"). */
 int stf_device_get_name(const char **name);
 /* Device memory of the active device (host memory on "host"). */
 int stf_device_malloc(size_t bytes, void **ptr);

@@ -29,9 +29,9 @@ const OptionSpec specs[] = {
     {"stf_pack_opt", "STF_PACK_OPT", "0|1",
      "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, "
      "memcpy or nothing for the self part; 0 packs every index list as an array (default 1)"},
-    {"stf_device", "STF_DEVICE", "host|emu",
+    {"stf_device", "STF_DEVICE", "host|emu|cuda",
      "device backend, process-wide, taken when a device is first needed (stf_device_select overrides): "
-     "none, or the emulated device that runs device code paths on CPU threads (default host)"},
+     "none, the emulated device that runs device code paths on CPU threads, or a CUDA GPU (default host)"},
     {"stf_stream_model", "STF_STREAM_MODEL", "A|B|C",
      "device synchronisation per operation on device data: A = data comes from an unknown stream "
      "(synchronise the device before packing, the library stream after unpacking); B = data is on the "
@@ -65,8 +65,8 @@ int set_one(const std::string &name, const std::string &value, Options *o) {
   } else if (name == "stf_pack_opt") {
     return parse_bool("stf_pack_opt", value, &o->pack_opt);
   } else if (name == "stf_device") {
-    if (value != "host" && value != "emu")
-      return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: host, emu)", value.c_str());
+    if (value != "host" && value != "emu" && value != "cuda")
+      return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: host, emu, cuda)", value.c_str());
     o->device = value;
   } else if (name == "stf_stream_model") {
     if (value == "A") o->stream_model = STF_STREAM_MODEL_A;

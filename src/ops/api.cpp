@@ -25,7 +25,7 @@ int resolve_memory(const OpArgs &a, stf_request r) {
   if (r->src_mem == STF_MEMTYPE_HOST && r->dst_mem == STF_MEMTYPE_HOST) return STF_SUCCESS;
   if (a.kind == OpKind::fetch_and_op || (a.update && r->device->memtype(a.update) == STF_MEMTYPE_DEVICE))
     return set_error(STF_ERR_UNSUPPORTED, "fetch_and_op on device data is not supported yet");
-  return get_device_kernels(*r->unit, a.op, &r->dkernels);
+  return get_device_kernels(*r->device, *r->unit, a.op, &r->dkernels);
 }
 
 int begin_kind(stf_request r) {

@@ -196,6 +196,10 @@ Flow flow(stf_request r, Direction d) {
 // (stf_device_synchronize).
 
 void count_launch(stf_request r) { r->owner->stats.device_kernel_launches++; }
+// l as device kernels read it: its array copied to the device (once per plan).
+int on_device(stf_request r, const IndexList &l, IndexList *out) {
+  return r->sf->plan->device_indices.get(*r->device, l, out);
+}
 void stream_sync(stf_request r) {
   r->device->stream_synchronize(r->device->library_stream());
   r->owner->stats.device_stream_syncs++;
@@ -263,7 +267,9 @@ int device_begin(stf_request r, Direction d) {
     for (int k = 0; k < f.from.count(); k++) any_packed |= !direct_ok(u, f.from_lists[k]);
     r->send_ptrs.resize(f.from.count());
     if (any_packed) {
-      const IndexList all = IndexList::array(f.from.idx.data(), static_cast<stf_int>(f.from.idx.size()), false);
+      IndexList all;
+      const stf_int n = static_cast<stf_int>(f.from.idx.size());
+      STF_CHECK(on_device(r, IndexList::array(f.from.idx.data(), n, false), &all));
       STF_CHECK(r->dev_send.reserve(&dev, f.from.idx.size() * pb));
       r->dkernels->pack(dev, s, u, all, r->src, r->dev_send.data());
       count_launch(r);
@@ -291,14 +297,18 @@ int device_begin(stf_request r, Direction d) {
   r->owner->stats.scatter_calls++;
   const bool atomic = needs_atomics(to, true);
   const std::size_t self_bytes = static_cast<std::size_t>(from.n) * pb;
+  IndexList dfrom, dto;  // the same lists, read by the device
   if (src_dev && dst_dev) {
-    r->dkernels->scatter(dev, s, u, from, r->src, to, r->dst, atomic);
+    STF_CHECK(on_device(r, from, &dfrom));
+    STF_CHECK(on_device(r, to, &dto));
+    r->dkernels->scatter(dev, s, u, dfrom, r->src, dto, r->dst, atomic);
     count_launch(r);
   } else if (src_dev) {
     // Gather the sources on the device, bring them over; end unpacks on the host.
     STF_CHECK(r->dev_self.reserve(&dev, self_bytes));
     grow(&r->selfbuf, self_bytes);
-    r->dkernels->pack(dev, s, u, from, r->src, r->dev_self.data());
+    STF_CHECK(on_device(r, from, &dfrom));
+    r->dkernels->pack(dev, s, u, dfrom, r->src, r->dev_self.data());
     count_launch(r);
     dev.memcpy_async(r->selfbuf.data(), r->dev_self.data(), self_bytes, CopyKind::d2h, s);
     r->owner->stats.device_copies_d2h++;
@@ -310,7 +320,8 @@ int device_begin(stf_request r, Direction d) {
     r->kernels->pack(u, from, r->src, r->selfbuf.data());
     dev.memcpy_async(r->dev_self.data(), r->selfbuf.data(), self_bytes, CopyKind::h2d, s);
     r->owner->stats.device_copies_h2d++;
-    r->dkernels->unpack(dev, s, u, to, r->dev_self.data(), r->dst, atomic);
+    STF_CHECK(on_device(r, to, &dto));
+    r->dkernels->unpack(dev, s, u, dto, r->dev_self.data(), r->dst, atomic);
     count_launch(r);
   }
   return STF_SUCCESS;
@@ -331,15 +342,18 @@ int device_end(stf_request r, Direction d) {
     for (int k = 0; k < f.to.count(); k++) any_direct |= r->recv_direct[k] != 0;
     if (!any_direct && !f.to.idx.empty()) {
       const bool dups = side_has_duplicates(*r->sf->plan, f.to);
-      const IndexList all = IndexList::array(f.to.idx.data(), static_cast<stf_int>(f.to.idx.size()), dups);
+      IndexList all;
+      STF_CHECK(on_device(r, IndexList::array(f.to.idx.data(), static_cast<stf_int>(f.to.idx.size()), dups), &all));
       r->dkernels->unpack(dev, s, u, all, r->dev_recv.data(), r->dst, needs_atomics(all, true));
       count_launch(r);
       count_unpack(r, all);
     } else {
       for (int k = 0; k < f.to.count(); k++)
         if (!r->recv_direct[k]) {
-          r->dkernels->unpack(dev, s, u, f.to_lists[k], r->dev_recv.data() + f.to.offset[k] * pb, r->dst,
-                              needs_atomics(f.to_lists[k], true));
+          IndexList list;
+          STF_CHECK(on_device(r, f.to_lists[k], &list));
+          r->dkernels->unpack(dev, s, u, list, r->dev_recv.data() + f.to.offset[k] * pb, r->dst,
+                              needs_atomics(list, true));
           count_launch(r);
           count_unpack(r, f.to_lists[k]);
         }
