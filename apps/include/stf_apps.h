@@ -133,9 +133,9 @@ typedef struct {
   double residual_norm;  /* ||b - A x|| (recursive residual) at the end */
   int converged;         /* 1 if ||r|| <= rtol * ||b|| */
   long long host_syncs;  /* points where the host waited for a global result (allreduces) */
-  /* Device CGs: host_syncs counts every host wait (stream or event waits,
-   * blocking MPI calls) during the solve, set-up and final read included;
-   * of them: */
+  /* Device CGs (0 from stf_cg_solve): host_syncs counts every host wait
+   * (stream or event waits, blocking copies, blocking MPI calls) during the
+   * solve, set-up and final read included; of them: */
   long long mult_syncs;      /* waits inside the SpMV's ghost exchange */
   long long loop_syncs;      /* waits of the CG code itself inside its iterations */
 } stf_cg_result;

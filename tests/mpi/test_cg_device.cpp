@@ -5,7 +5,8 @@
 // waits are checked against the design: the synchronous CG waits twice per
 // dot product (the copy back, the allreduce), four times per iteration, plus
 // the SpMV's waits; CGAsync's iterations contain no wait of their own, only
-// the SpMV's. Shared matrices: exit 77 after the generated cases when absent.
+// the SpMV's. Then a Laplacian once more on the "host" device. Shared
+// matrices: exit 77 after the generated cases when absent.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -188,6 +189,12 @@ int main(int argc, char **argv) {
   if (shared) {
     stf_coo g{};
     if (read_shared_matrix(ck, "1138_bus", &g)) run_matrix(ck, g, "1138_bus", 30, false);
+    stf_coo_free(&g);
+  }
+  // The same code on "host", where kernels and reductions run inline.
+  if (ck.code(stf_device_select("host"), STF_SUCCESS, "stf_device_select(host)")) {
+    stf_coo g = laplacian_2d(12);
+    run_matrix(ck, g, "laplacian on host", 20, true);
     stf_coo_free(&g);
   }
   int rc = ck.finish();
