@@ -236,7 +236,10 @@ int stf_vecscatter_destroy(stf_vecscatter *vs);
 int stf_vecscatter_get_sf(stf_vecscatter vs, stf_sf *sf);
 /* Forward: ghost[i] = (or +=) owned value of global[i]. Split phase; the
  * request is an ordinary starforest request. unit: MPI_DOUBLE, or any unit
- * of the same layout on both sides (several values per entry). */
+ * of the same layout on both sides (several values per entry). Either
+ * vector may be in device memory (see "devices" in starforest.h: units of
+ * one builtin type there; device results may still be in flight on the
+ * library stream after end, stf_device_synchronize before host reads). */
 int stf_vecscatter_forward_begin(stf_vecscatter vs, MPI_Datatype unit, const void *owned, void *ghost,
                                  stf_insert_mode mode, stf_request *req);
 int stf_vecscatter_forward_end(stf_vecscatter vs, stf_request *req);

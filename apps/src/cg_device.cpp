@@ -26,6 +26,7 @@ struct Scalars {
   double rr, bb, alpha, beta;
   long long iteration;   // history entries written - 1
   long long breakdown;   // 1 + iteration at which p^T A p <= 0 with r != 0
+  long long mpi_failed;  // an allreduce in a kernel failed (reported at the end)
 };
 
 struct Vecs {
@@ -107,7 +108,10 @@ void k_finish(int64_t, int64_t, void *ctx) {
   const Finish &f = *static_cast<const Finish *>(ctx);
   Scalars &s = *f.v->s;
   s.local = sum_partials(f.v->partial);
-  if (MPI_Allreduce(&s.local, &s.global, 1, MPI_DOUBLE, MPI_SUM, f.comm) != MPI_SUCCESS) s.global = NAN;
+  if (MPI_Allreduce(&s.local, &s.global, 1, MPI_DOUBLE, MPI_SUM, f.comm) != MPI_SUCCESS) {
+    s.mpi_failed = 1;
+    s.global = NAN;
+  }
   apply(s, f.step, s.global, f.v->history);
 }
 
@@ -293,6 +297,7 @@ extern "C" int stf_cg_solve_async(stf_csr A, const double *b, double *x, double 
       if (int rc = core(stf_device_memcpy(history, v.history, (iterations + 1) * sizeof(double)), "CG")) return rc;
     waits += history ? 2 : 1;
   }
+  if (s.mpi_failed) return fail(STF_ERR_MPI, "MPI_Allreduce failed in CGAsync");
   if (s.breakdown)
     return fail(STF_ERR_ARG, "p^T A p <= 0 at iteration %lld: the matrix is not SPD", s.breakdown - 1);
   result->iterations = iterations;
