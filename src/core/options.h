@@ -6,9 +6,11 @@
 namespace stf {
 
 enum class TwoSided { nbx, allreduce };
+enum class WindowSync { fence, lock, pscw };
 
 struct Options {
   std::string type = "basic";         // transport
+  WindowSync window_sync = WindowSync::fence;  // synchronisation of the window transport
   TwoSided twosided = TwoSided::nbx;  // discovery algorithm at set-up
   bool validate = false;              // collective root-offset check at set-up
   bool pack_opt = true;               // index analysis (contiguous/strided, no-copy paths)
@@ -24,5 +26,8 @@ int parse_options(const char *text, Options *opts);
 // Set opts->type to a known transport name (STF_ERR_OPTION otherwise).
 int set_type(const char *type, Options *opts);
 const char *twosided_name(TwoSided t);
+const char *window_sync_name(WindowSync w);
+// The transport names -stf_type accepts, comma separated (for messages and help).
+const char *transport_names();
 
 }  // namespace stf
