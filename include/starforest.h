@@ -106,7 +106,19 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              per direction and operation on distributed-graph
  *              communicators built at set-up from the SF's peers (weights =
  *              message sizes); fetch-and-op returns, sent from end in any
- *              order, fall back to basic.
+ *              order, fall back to basic;
+ *   "window"   MPI-3 one-sided into the user's destination arrays (attached
+ *              to a dynamic window): MPI_Put / MPI_Accumulate with derived
+ *              datatypes, synchronised by "-stf_window_sync fence|lock|pscw"
+ *              (STF_WINDOW_SYNC). A begin waits until the ranks it writes to
+ *              (fence: all ranks) reach the same begin; with fence every
+ *              rank must call the SF's begins and ends in the same order.
+ *              Fetch-and-op and ops MPI_Accumulate cannot apply fall back
+ *              to basic;
+ *   "collective", "allgatherv", "allgather", "gatherv", "gather",
+ *   "alltoall"  for SFs with that collective shape (recognised at set-up):
+ *              one nonblocking collective on the user's arrays for
+ *              MPI_REPLACE; other ops, and SFs without the shape, basic.
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);

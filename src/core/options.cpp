@@ -19,9 +19,14 @@ struct OptionSpec {
 };
 
 const OptionSpec specs[] = {
-    {"stf_type", "STF_TYPE", "basic|neighbor",
-     "transport that moves messages: persistent point-to-point, or MPI-3 neighbourhood collectives on "
-     "distributed-graph communicators (default basic)"},
+    {"stf_type", "STF_TYPE", "basic|neighbor|window|collective|allgatherv|allgather|gatherv|gather|alltoall",
+     "transport that moves messages: persistent point-to-point, MPI-3 neighbourhood collectives on "
+     "distributed-graph communicators, MPI-3 one-sided windows (see -stf_window_sync), or a collective for SFs "
+     "with that pattern ('collective': the one that fits; other SFs and operations fall back to basic) "
+     "(default basic)"},
+    {"stf_window_sync", "STF_WINDOW_SYNC", "fence|lock|pscw",
+     "synchronisation of the window transport: MPI_Win_fence, passive-target lock_all + flush, or "
+     "post-start-complete-wait (default fence)"},
     {"stf_twosided", "STF_TWOSIDED", "nbx|allreduce",
      "two-sided discovery at set-up: NBX (Issend + Ibarrier) or allreduce of counts (default nbx)"},
     {"stf_validate", "STF_VALIDATE", "0|1",
@@ -51,11 +56,21 @@ int parse_bool(const char *name, const std::string &v, bool *out) {
   return set_error(STF_ERR_OPTION, "-%s expects 0 or 1, got '%s'", name, v.c_str());
 }
 
+const char *const transports[] = {"basic",      "neighbor", "window",  "collective", "allgatherv",
+                                  "allgather", "gatherv",  "gather",  "alltoall"};
+
 int set_one(const std::string &name, const std::string &value, Options *o) {
   if (name == "stf_type") {
-    if (value != "basic" && value != "neighbor")
-      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: basic, neighbor)", value.c_str());
+    bool known = false;
+    for (const char *t : transports) known |= value == t;
+    if (!known)
+      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: %s)", value.c_str(), transport_names());
     o->type = value;
+  } else if (name == "stf_window_sync") {
+    if (value == "fence") o->window_sync = WindowSync::fence;
+    else if (value == "lock") o->window_sync = WindowSync::lock;
+    else if (value == "pscw") o->window_sync = WindowSync::pscw;
+    else return set_error(STF_ERR_OPTION, "-stf_window_sync '%s' unknown (fence|lock|pscw)", value.c_str());
   } else if (name == "stf_twosided") {
     if (value == "nbx") o->twosided = TwoSided::nbx;
     else if (value == "allreduce") o->twosided = TwoSided::allreduce;
@@ -133,6 +148,19 @@ const char *stream_model_name(stf_stream_model m) {
 
 const char *device_aware_name(DeviceAware a) {
   return a == DeviceAware::autodetect ? "auto" : a == DeviceAware::on ? "1" : "0";
+}
+
+const char *window_sync_name(WindowSync w) {
+  return w == WindowSync::fence ? "fence" : w == WindowSync::lock ? "lock" : "pscw";
+}
+
+const char *transport_names() {
+  static const std::string names = [] {
+    std::string s;
+    for (const char *t : transports) s += (s.empty() ? "" : ", ") + std::string(t);
+    return s;
+  }();
+  return names.c_str();
 }
 
 }  // namespace stf

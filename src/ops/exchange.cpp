@@ -385,6 +385,14 @@ int one_way_begin(stf_request r, Direction d) {
   if (r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE) return device_begin(r, d);
   Flow f = flow(r, d);
   Transport &t = *r->sf->transport;
+  if (t.takes_whole(d, *r->unit, r->op)) {
+    // The transport applies the op to user memory itself. The self part goes
+    // first: remote accumulates into dst may start once begin_whole runs.
+    if (!t.whole_does_self()) self_part(r, f.self_from, f.self_to);
+    STF_CHECK(t.begin_whole(f.channel, d, WholeOp{*r->unit, r->op, r->src, r->dst}));
+    count_messages(r, f.from, f.to);
+    return STF_SUCCESS;
+  }
   const std::size_t pb = r->unit->packed_bytes;
   prepare_recv(r, f.to, f.to_lists, f.to_direct, r->op == MPI_REPLACE, r->dst, &f.recv_buf);
   STF_CHECK(t.post_recv(f.channel, d, f.tag, pb, r->recv_ptrs.data()));
@@ -398,6 +406,7 @@ int one_way_begin(stf_request r, Direction d) {
 int one_way_end(stf_request r, Direction d) {
   if (r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE) return device_end(r, d);
   Flow f = flow(r, d);
+  if (f.channel.whole) return r->sf->transport->end_whole(f.channel, d);
   STF_CHECK(r->sf->transport->wait_recv(f.channel));
   unpack_received(r, f.to, f.to_lists, f.recv_buf, r->dst);
   return r->sf->transport->wait_send(f.channel);
