@@ -85,6 +85,21 @@ bool JsonLog::write(const std::string &path) const {
   return std::fclose(f) == 0;
 }
 
+std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
+                                 const std::vector<std::function<void()>> &impls) {
+  const size_t n = impls.size();
+  std::vector<std::vector<double>> samples(n);
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < n; ++k) {
+      size_t i = (k + (size_t)r) % n;
+      impls[i]();  // warm-up
+      samples[i].push_back(1e6 * time_per_call(comm, iters, impls[i]));
+    }
+  std::vector<Stats> out;
+  for (auto &s : samples) out.push_back(summarize(s, iters * rounds));
+  return out;
+}
+
 std::string range_text(const Stats &s) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%.2f [%.2f..%.2f]", s.us, s.min_us, s.max_us);

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,14 @@ double time_per_call(MPI_Comm comm, long iters, F &&f) {
   MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
   return tmax;
 }
+
+// Times several implementations of one operation in `rounds` rounds of
+// `iters` calls each, rotating which one goes first so that none of them
+// systematically gets the warm cache or the quiet moment. Each call is
+// preceded by one untimed call. Returns microseconds per call (slowest
+// rank) per implementation.
+std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
+                                 const std::vector<std::function<void()>> &impls);
 
 // "12.34 [11.90..13.10]": the median with the range, for tables.
 std::string range_text(const Stats &s);

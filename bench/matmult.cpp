@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -261,24 +262,21 @@ void run_matrix(const Options &o, const std::string &path, const std::vector<std
   std::vector<double> ghost(gcols.size()), y(nlocal);
   for (const char *phase : {"ghost", "spmv"}) {
     bool spmv = std::string(phase) == "spmv";
-    std::vector<std::vector<double>> samples(impls.size());
-    for (int r = 0; r < o.rounds; ++r)
-      for (size_t k = 0; k < impls.size(); ++k) {
-        Impl &im = impls[(k + r) % impls.size()];  // rotate who goes first
-        stf_sf sf = nullptr;
-        if (im.A) CHECK_APPS(stf_csr_get_ghost_sf(im.A, &sf));
-        auto call = [&] {
-          if (im.mpi && spmv) im.mpi->mult(x.data(), y.data());
-          else if (im.mpi) im.mpi->scatter_begin(x.data(), ghost.data()), im.mpi->scatter_end();
-          else if (spmv) CHECK_APPS(stf_csr_mult(im.A, x.data(), y.data()));
-          else CHECK_STF(stf_bcast(sf, MPI_DOUBLE, x.data(), ghost.data(), MPI_REPLACE));
-        };
-        call();  // warm-up
-        samples[(k + r) % impls.size()].push_back(1e6 * bench::time_per_call(MPI_COMM_WORLD, o.iters, call));
-      }
-    bench::Stats base = bench::summarize(samples[0], (long)o.iters * o.rounds);
+    std::vector<std::function<void()>> calls;
+    for (Impl &im : impls) {
+      stf_sf sf = nullptr;
+      if (im.A) CHECK_APPS(stf_csr_get_ghost_sf(im.A, &sf));
+      calls.push_back([&im, sf, spmv, &x, &y, &ghost] {
+        if (im.mpi && spmv) im.mpi->mult(x.data(), y.data());
+        else if (im.mpi) im.mpi->scatter_begin(x.data(), ghost.data()), im.mpi->scatter_end();
+        else if (spmv) CHECK_APPS(stf_csr_mult(im.A, x.data(), y.data()));
+        else CHECK_STF(stf_bcast(sf, MPI_DOUBLE, x.data(), ghost.data(), MPI_REPLACE));
+      });
+    }
+    std::vector<bench::Stats> stats = bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, calls);
+    const bench::Stats &base = stats[0];
     for (size_t k = 0; k < impls.size(); ++k) {
-      bench::Stats s = bench::summarize(samples[k], (long)o.iters * o.rounds);
+      const bench::Stats &s = stats[k];
       bench::Record rec;
       rec.timing("matmult", impls[k].name, g.nrows, size, s)
           .str("matrix", name)
