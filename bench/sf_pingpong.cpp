@@ -50,6 +50,7 @@ struct Options {
   Variant variant = Variant::pingpong;
   std::string mem = "host";  // host | emu
   std::string type = "basic";
+  bool persistent = false;  // baseline with MPI_Send_init/MPI_Recv_init + MPI_Start/MPI_Wait
   long max_size = 4L << 20;
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
@@ -65,6 +66,8 @@ void usage(const char *prog) {
       "                    unpack (MPI_SUM on doubles), scatter (plus self edges on rank 0)\n"
       "  --mem M           host (default) or emu: buffers in emulated-device memory\n"
       "  --type T          starforest transport (default basic)\n"
+      "  --baseline B      sendrecv (default: MPI_Send/MPI_Recv) or persistent (MPI_Send_init/\n"
+      "                    MPI_Recv_init, MPI_Start + MPI_Wait: the requests the basic transport uses)\n"
       "  --max-size BYTES  largest message (default 4194304)\n"
       "  --iters-scale F   multiply iteration counts (e.g. 0.05 for a quick run)\n"
       "  --rounds R        split the iterations into R interleaved rounds (default 9)\n"
@@ -91,6 +94,13 @@ int parse(int argc, char **argv, Options &o) {
       o.mem = argv[++i];
     } else if (a == "--type" && has_value) {
       o.type = argv[++i];
+    } else if (a == "--baseline" && has_value) {
+      std::string b = argv[++i];
+      if (b != "sendrecv" && b != "persistent") {
+        std::fprintf(stderr, "sf_pingpong: --baseline sendrecv|persistent, got '%s'\n", b.c_str());
+        return 2;
+      }
+      o.persistent = b == "persistent";
     } else if (a == "--max-size" && has_value) {
       o.max_size = std::atol(argv[++i]);
     } else if (a == "--iters-scale" && has_value) {
@@ -160,6 +170,29 @@ void mpi_roundtrip(int rank, char *buf, long size) {
     MPI_Send(buf, (int)size, MPI_BYTE, 0, kTag, MPI_COMM_WORLD);
   }
 }
+
+// The same round trip on persistent requests (send then receive on rank 0,
+// receive then send on rank 1), to separate the cost of the request kind
+// from the cost of the library.
+struct PersistentRoundtrip {
+  MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+  int rank;
+  PersistentRoundtrip(int r, char *buf, long size) : rank(r) {
+    MPI_Send_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, MPI_COMM_WORLD, &send);
+    MPI_Recv_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, MPI_COMM_WORLD, &recv);
+  }
+  ~PersistentRoundtrip() {
+    MPI_Request_free(&send);
+    MPI_Request_free(&recv);
+  }
+  void operator()() {
+    MPI_Request *first = rank == 0 ? &send : &recv, *second = rank == 0 ? &recv : &send;
+    MPI_Start(first);
+    MPI_Wait(first, MPI_STATUS_IGNORE);
+    MPI_Start(second);
+    MPI_Wait(second, MPI_STATUS_IGNORE);
+  }
+};
 
 // One starforest round trip: roots (rank 0) -> leaves -> roots. A rank
 // without roots never reads rootdata, one without leaves never touches
@@ -301,8 +334,9 @@ int main(int argc, char **argv) {
   {
     Buffers b(sizes.back(), s.alias_buffers);
     if (rank == 0) {
-      std::printf("# %s: 2 ranks, %s units, bcast+reduce (%s), transport %s, %s memory, vs MPI_Send/Recv\n",
-                  name.c_str(), s.unit_name, s.op_name, opt.type.c_str(), opt.mem.c_str());
+      std::printf("# %s: 2 ranks, %s units, bcast+reduce (%s), transport %s, %s memory, vs %s\n", name.c_str(),
+                  s.unit_name, s.op_name, opt.type.c_str(), opt.mem.c_str(),
+                  opt.persistent ? "persistent MPI_Start/MPI_Wait" : "MPI_Send/Recv");
       std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n",
                   opt.rounds);
       std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
@@ -318,7 +352,11 @@ int main(int argc, char **argv) {
       stf_sf sf = make_sf(rank, (stf_int)(size / s.unit_bytes), s, opt.type);
       verify(rank, sf, s, b, size);
 
-      auto mpi_rt = [&] { mpi_roundtrip(rank, b.root, size); };
+      PersistentRoundtrip persistent(rank, b.root, size);
+      auto mpi_rt = [&] {
+        if (opt.persistent) persistent();
+        else mpi_roundtrip(rank, b.root, size);
+      };
       auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
       for (long i = 0; i < warmup; ++i) mpi_rt();
       for (long i = 0; i < warmup; ++i) sf_rt();
@@ -345,6 +383,7 @@ int main(int argc, char **argv) {
         r.timing(name, k ? "starforest" : "mpi", size, 2, k ? f : m)
             .str("memtype", opt.mem)
             .str("transport", k ? opt.type : "none")
+            .str("baseline", opt.persistent ? "persistent" : "sendrecv")
             .str("unit", s.unit_name)
             .str("op", s.op_name)
             .str("stream", opt.mem == "emu" ? "library" : "none");
