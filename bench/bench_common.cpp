@@ -18,6 +18,12 @@ Stats summarize(std::vector<double> v, long iterations) {
   return s;
 }
 
+double max_over_ranks(double value, MPI_Comm comm) {
+  double out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
 namespace {
 
 std::string quoted(const std::string &s) {
@@ -48,6 +54,16 @@ Record &Record::num(const std::string &key, double value) {
 
 Record &Record::integer(const std::string &key, long long value) {
   fields_.emplace_back(key, std::to_string(value));
+  return *this;
+}
+
+Record &Record::boolean(const std::string &key, bool value) {
+  fields_.emplace_back(key, value ? "true" : "false");
+  return *this;
+}
+
+Record &Record::object(const std::string &key, const Record &value) {
+  fields_.emplace_back(key, value.text());
   return *this;
 }
 

@@ -23,12 +23,14 @@ struct Stats {
 // real round as the median; even counts average the middle two.
 Stats summarize(std::vector<double> samples_us, long iterations);
 
-// One flat JSON object; fields keep the order they were added in.
+// One JSON object; fields keep the order they were added in.
 class Record {
  public:
   Record &str(const std::string &key, const std::string &value);
   Record &num(const std::string &key, double value);
   Record &integer(const std::string &key, long long value);
+  Record &boolean(const std::string &key, bool value);
+  Record &object(const std::string &key, const Record &value);  // a nested object
   // benchmark, impl, size, ranks, us, min_us, max_us, iterations.
   Record &timing(const std::string &benchmark, const std::string &impl, long long size, int ranks,
                  const Stats &s);
@@ -50,15 +52,16 @@ class JsonLog {
   std::vector<Record> records_;
 };
 
+// The largest of every rank's value (collective over comm).
+double max_over_ranks(double value, MPI_Comm comm);
+
 // Times `iters` calls of f between barriers; seconds per call on the slowest rank.
 template <class F>
 double time_per_call(MPI_Comm comm, long iters, F &&f) {
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   for (long i = 0; i < iters; ++i) f();
-  double t = (MPI_Wtime() - t0) / (double)iters, tmax = 0;
-  MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return tmax;
+  return max_over_ranks((MPI_Wtime() - t0) / (double)iters, comm);
 }
 
 // Times several implementations of one operation in `rounds` rounds of

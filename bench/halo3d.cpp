@@ -47,7 +47,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "bench_common.h"
 #include "check.h"
 
 namespace {
@@ -605,7 +605,7 @@ int main(int argc, char **argv) {
   MPI_Allreduce(&msgs, &max_msgs, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(&bytes, &max_bytes, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
 
-  bench::JsonArrayFile json(rank == 0 ? opt.json : std::string());
+  bench::JsonLog log;
   if (rank == 0) {
     std::printf("# halo3d: %d ranks as %dx%dx%d, n %d^3 per rank, ghost %d, %d vars, %s%s, memory %s, cutoff %ld B, "
                 "starforest transport %s\n",
@@ -634,42 +634,37 @@ int main(int argc, char **argv) {
       double ratio = 0;  // starforest against the MPI variant of the same grouping
       for (size_t m = 0; m < results.size(); m++)
         if (results[m].grouping == results[k].grouping && results[m].impl == "mpi")
-          ratio = s.median_us / stats[m].median_us;
-      double gbps = max_bytes / s.median_us * 1e-3, mmsg = max_msgs / s.median_us;
-      char col[64];
-      std::snprintf(col, sizeof col, "%.2f [%.2f..%.2f]", s.median_us, s.min_us, s.max_us);
-      std::printf("%-11s %-7s %26s %8.3f %9.3f %8.2f\n", results[k].impl.c_str(), results[k].grouping.c_str(), col,
-                  gbps, mmsg, ratio);
-      bench::JsonRecord ph;
+          ratio = s.us / stats[m].us;
+      double gbps = max_bytes / s.us * 1e-3, mmsg = max_msgs / s.us;
+      std::printf("%-11s %-7s %26s %8.3f %9.3f %8.2f\n", results[k].impl.c_str(), results[k].grouping.c_str(),
+                  bench::range_text(s).c_str(), gbps, mmsg, ratio);
+      bench::Record ph;
       for (int i = 0; i < kNumPhases; i++)
-        ph.add(kPhaseNames[i], bench::JsonRecord()
-                                   .add("min_us", phases[k][i][0])
-                                   .add("avg_us", phases[k][i][1])
-                                   .add("max_us", phases[k][i][2]));
+        ph.object(kPhaseNames[i], bench::Record()
+                                      .num("min_us", phases[k][i][0])
+                                      .num("avg_us", phases[k][i][1])
+                                      .num("max_us", phases[k][i][2]));
       char divide[48];
       std::snprintf(divide, sizeof divide, "%dx%dx%d", b.P[0], b.P[1], b.P[2]);
-      json.write(bench::JsonRecord()
-                     .add("benchmark", "halo3d")
-                     .add("impl", results[k].impl)
-                     .add("grouping", results[k].grouping)
-                     .add("size", b.n)
-                     .add("bytes", max_bytes)
-                     .add("messages", max_msgs)
-                     .add("ranks", size)
-                     .add_stats(s)
-                     .add("ratio_to_mpi", ratio)
-                     .add("gbps", gbps)
-                     .add("msgs_per_s", mmsg * 1e6)
-                     .add("transport", results[k].impl == "mpi" ? "isend" : opt.transport)
-                     .add("memory", opt.device ? "device" : "host")
-                     .add("stream", opt.device && results[k].impl == "starforest" ? "library" : "none")
-                     .add("divide", divide)
-                     .add("periodic", opt.periodic)
-                     .add("ghost", b.w)
-                     .add("vars", b.vars)
-                     .add("cutoff", opt.cutoff)
-                     .add("mock", opt.mock)
-                     .add("phases", ph));
+      bench::Record rec;
+      rec.timing("halo3d", results[k].impl, b.n, size, s)
+          .str("grouping", results[k].grouping)
+          .integer("bytes", max_bytes)
+          .integer("messages", max_msgs)
+          .num("ratio_to_mpi", ratio)
+          .num("gbps", gbps)
+          .num("msgs_per_s", mmsg * 1e6)
+          .str("transport", results[k].impl == "mpi" ? "isend" : opt.transport)
+          .str("memory", opt.device ? "device" : "host")
+          .str("stream", opt.device && results[k].impl == "starforest" ? "library" : "none")
+          .str("divide", divide)
+          .boolean("periodic", opt.periodic)
+          .integer("ghost", b.w)
+          .integer("vars", b.vars)
+          .integer("cutoff", opt.cutoff)
+          .boolean("mock", opt.mock)
+          .object("phases", ph);
+      log.add(rec);
     }
     std::printf("\n%-11s %-7s", "impl", "group");
     for (int i = 0; i < kNumPhases; i++) std::printf(" %24s", kPhaseNames[i]);
@@ -696,6 +691,8 @@ int main(int argc, char **argv) {
                   s.device_kernel_launches / c, s.device_stream_syncs / c);
     }
   }
+  int rc = 0;
+  if (rank == 0 && !opt.json.empty() && !log.write(opt.json)) rc = 1;
   MPI_Finalize();
-  return 0;
+  return rc;
 }

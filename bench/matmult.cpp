@@ -282,7 +282,7 @@ void run_matrix(const Options &o, const std::string &path, const std::vector<std
           .str("matrix", name)
           .str("phase", phase)
           .str("transport", impls[k].transport)
-          .str("memtype", "host")
+          .str("memory", "host")
           .str("partition", o.partition == STF_PARTITION_NNZ ? "nnz" : "rows")
           .integer("nnz", g.nnz)
           .integer("ghost_entries", ghosts_total)

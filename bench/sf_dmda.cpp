@@ -27,10 +27,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "bench_common.h"
 #include "check.h"
 
 namespace {
@@ -446,15 +447,6 @@ void verify(Setup &s, const Case &c, IsendExchange &isend, NeighborExchange &nbr
   }
 }
 
-// Microseconds per call on the slowest rank, over `iters` calls.
-template <class F>
-double time_us(long iters, F &&call) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  for (long i = 0; i < iters; i++) call();
-  return bench::max_over_ranks((MPI_Wtime() - t0) / iters * 1e6, MPI_COMM_WORLD);
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -471,7 +463,7 @@ int main(int argc, char **argv) {
   }
   CHECK_STF(stf_set_options(("-stf_type " + opt.transport).c_str()));
 
-  bench::JsonArrayFile json(rank == 0 ? opt.json : std::string());
+  bench::JsonLog log;
   if (rank == 0) {
     std::printf("# sf_dmda: %d ranks, dof %d, width %d, %s, starforest transport %s\n", size, opt.dof, opt.width,
                 opt.periodic ? "periodic" : "non-periodic", opt.transport.c_str());
@@ -510,45 +502,39 @@ int main(int argc, char **argv) {
         // Calls per round: enough for --min-ms on the slowest implementation.
         long iters = 1;
         for (int impl = 0; impl < kNumImpls; impl++) {
-          double us = time_us(3, [&] { s.run(impl, op, isend, nbr); });
+          double us = 1e6 * bench::time_per_call(MPI_COMM_WORLD, 3, [&] { s.run(impl, op, isend, nbr); });
           iters = std::max(iters, static_cast<long>(opt.min_ms * 1e3 / std::max(us, 1e-3)));
         }
         iters = std::min(iters, 100000L);
-        std::vector<double> rounds[kNumImpls];
-        for (int r = 0; r < opt.rounds; r++)
-          for (int k = 0; k < kNumImpls; k++) {
-            int impl = (k + r) % kNumImpls;  // rotate who goes first
-            rounds[impl].push_back(time_us(iters, [&] { s.run(impl, op, isend, nbr); }));
-          }
-        bench::Stats st[kNumImpls];
-        for (int impl = 0; impl < kNumImpls; impl++) st[impl] = bench::summarize(rounds[impl], iters * opt.rounds);
+        std::vector<std::function<void()>> calls;
+        for (int impl = 0; impl < kNumImpls; impl++) calls.push_back([&, impl] { s.run(impl, op, isend, nbr); });
+        std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, opt.rounds, iters, calls);
         long long halo_bytes = static_cast<long long>(s.lists.recv_idx.size()) * s.dof * sizeof(double);
         if (rank == 0) {
           std::printf("%-5s %6lld %-16s %10.2f %10.2f %10.2f %9.2f %9.2f\n", c.name, (long long)n, kOps[op],
-                      st[0].median_us, st[1].median_us, st[2].median_us, st[0].median_us / st[1].median_us,
-                      st[0].median_us / st[2].median_us);
+                      st[0].us, st[1].us, st[2].us, st[0].us / st[1].us, st[0].us / st[2].us);
           std::fflush(stdout);
-          for (int impl = 0; impl < kNumImpls; impl++)
-            json.write(bench::JsonRecord()
-                           .add("benchmark", "sf_dmda")
-                           .add("impl", kImpls[impl])
-                           .add("case", c.name)
-                           .add("op", kOps[op])
-                           .add("size", static_cast<long long>(n))
-                           .add("ranks", size)
-                           .add_stats(st[impl])
-                           .add("ratio_sf", st[0].median_us / st[impl].median_us)
-                           .add("halo_bytes_rank0", halo_bytes)
-                           .add("dof", opt.dof)
-                           .add("width", opt.width)
-                           .add("periodic", opt.periodic)
-                           .add("transport", impl == 0 ? opt.transport : std::string("none"))
-                           .add("memory", "host"));
+          for (int impl = 0; impl < kNumImpls; impl++) {
+            bench::Record rec;
+            rec.timing("sf_dmda", kImpls[impl], n, size, st[impl])
+                .str("case", c.name)
+                .str("op", kOps[op])
+                .num("ratio_sf", st[0].us / st[impl].us)
+                .integer("halo_bytes_rank0", halo_bytes)
+                .integer("dof", opt.dof)
+                .integer("width", opt.width)
+                .boolean("periodic", opt.periodic)
+                .str("transport", impl == 0 ? opt.transport : std::string("none"))
+                .str("memory", "host");
+            log.add(rec);
+          }
         }
       }
       CHECK_STF(stf_grid_destroy(&s.grid));
     }
   }
+  int rc = 0;
+  if (rank == 0 && !opt.json.empty() && !log.write(opt.json)) rc = 1;
   MPI_Finalize();
-  return 0;
+  return rc;
 }

@@ -381,7 +381,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 2; ++k) {
         bench::Record r;
         r.timing(name, k ? "starforest" : "mpi", size, 2, k ? f : m)
-            .str("memtype", opt.mem)
+            .str("memory", opt.mem == "emu" ? "device" : "host")
             .str("transport", k ? opt.type : "none")
             .str("baseline", opt.persistent ? "persistent" : "sendrecv")
             .str("unit", s.unit_name)

@@ -13,8 +13,8 @@
 //   collective transports recognise).
 // One iteration is a bcast (MPI_REPLACE, roots -> leaves) followed by a
 // reduce (MPI_SUM, leaves -> an accumulator over the roots). The data is
-// checked once per pattern and transport; then the transports alternate in
-// --rounds rounds of --iters iterations, and the table shows each one's
+// checked once per pattern and transport; then the transports take turns
+// going first in --rounds rounds of --iters iterations, and the table shows each one's
 // median round (time per iteration, slowest rank) with [min..max] and the
 // ratio to basic. Transports: basic, neighbor, window with each
 // synchronisation, and collective on the allgather pattern (elsewhere it
@@ -24,9 +24,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "check.h"
 #include "stf_apps.h"
 
@@ -162,20 +164,6 @@ void verify(stf_sf sf, const Halo &h, int rank, const char *what) {
   }
 }
 
-// Seconds per iteration on the slowest rank.
-double time_round(stf_sf sf, int iters, std::vector<double> &roots, std::vector<double> &ghosted,
-                  std::vector<double> &acc) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  for (int it = 0; it < iters; it++) {
-    CHECK_STF(stf_bcast(sf, MPI_DOUBLE, roots.data(), ghosted.data(), MPI_REPLACE));
-    CHECK_STF(stf_reduce(sf, MPI_DOUBLE, ghosted.data(), acc.data(), MPI_SUM));
-  }
-  double t = (MPI_Wtime() - t0) / iters, tmax = 0;
-  MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return tmax;
-}
-
 int parse(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -208,6 +196,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   Options opt;
+  if (const char *dir = std::getenv("STF_MATRIX_DIR")) opt.matrix = std::string(dir) + "/bcsstk16.mtx.gz";
   int p = parse(argc, argv, opt);
   if (p) {
     if (p == 1 && rank == 0)
@@ -217,15 +206,13 @@ int main(int argc, char **argv) {
                   "  --n2 N  2D block edge (default 128)   --n3 N  3D block edge (default 16)\n"
                   "  --nag N  allgather roots per rank (1000)  --matrix FILE  for spmv (%s)\n"
                   "  --iters I  iterations per round (200)  --rounds R  rounds per transport (7)\n",
-                  argv[0], STF_DEFAULT_MATRIX);
+                  argv[0], opt.matrix.c_str());
     MPI_Finalize();
     return p == 1 ? 0 : 2;
   }
 
   const Pattern patterns[] = {{"2d5", 2, false}, {"3d27", 3, true}, {"spmv", 0, false}, {"allgather", 0, false}};
-  std::FILE *json = rank == 0 && !opt.json.empty() ? std::fopen(opt.json.c_str(), "w") : nullptr;
-  if (json) std::fprintf(json, "[\n");
-  bool first_record = true;
+  bench::JsonLog log;
   if (rank == 0)
     std::printf("%-9s %5s %6s %-10s %12s %24s %8s\n", "pattern", "ranks", "n", "transport", "us/iter",
                 "[min..max]", "ratio");
@@ -237,7 +224,6 @@ int main(int argc, char **argv) {
     // collective only where it has a pattern to serve
     const int ntransports = allgather ? kNumTransports : kNumTransports - 1;
     stf_sf sfs[kNumTransports] = {};
-    std::vector<double> times[kNumTransports];
     for (int t = 0; t < ntransports; t++) {
       CHECK_STF(stf_create(MPI_COMM_WORLD, &sfs[t]));
       CHECK_STF(stf_set_sf_options(sfs[t], kTransports[t].options));
@@ -247,36 +233,34 @@ int main(int argc, char **argv) {
       verify(sfs[t], h, rank, (pname + " " + kTransports[t].name).c_str());
     }
     std::vector<double> roots(h.nroots, 1.0), ghosted(h.nghosted, 0.0), acc(h.nroots, 0.0);
-    for (int t = 0; t < ntransports; t++) time_round(sfs[t], std::max(1, opt.iters / 10), roots, ghosted, acc);
-    for (int r = 0; r < opt.rounds; r++)
-      for (int t = 0; t < ntransports; t++) times[t].push_back(time_round(sfs[t], opt.iters, roots, ghosted, acc));
-    double base = 0;
+    std::vector<std::function<void()>> calls;
+    for (int t = 0; t < ntransports; t++)
+      calls.push_back([&, t] {
+        CHECK_STF(stf_bcast(sfs[t], MPI_DOUBLE, roots.data(), ghosted.data(), MPI_REPLACE));
+        CHECK_STF(stf_reduce(sfs[t], MPI_DOUBLE, ghosted.data(), acc.data(), MPI_SUM));
+      });
+    for (auto &call : calls) bench::time_per_call(MPI_COMM_WORLD, std::max(1, opt.iters / 10), call);  // warm-up
+    std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, opt.rounds, opt.iters, calls);
     for (int t = 0; t < ntransports; t++) {
-      std::vector<double> v = times[t];
-      std::sort(v.begin(), v.end());
-      double med = v[v.size() / 2] * 1e6;
-      if (t == 0) base = med;
-      if (rank == 0) {
-        std::printf("%-9s %5d %6d %-10s %12.2f %11.2f..%-11.2f %8.2f\n", pat.name, size, n, kTransports[t].name, med,
-                    v.front() * 1e6, v.back() * 1e6, med / base);
-        if (json) {
-          std::fprintf(json,
-                       "%s  {\"benchmark\": \"transports\", \"pattern\": \"%s\", \"ranks\": %d, \"n\": %d, "
-                       "\"transport\": \"%s\", \"us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
-                       "\"ratio_to_basic\": %.4f}",
-                       first_record ? "" : ",\n", pat.name, size, n, kTransports[t].name, med, v.front() * 1e6,
-                       v.back() * 1e6, med / base);
-          first_record = false;
-        }
-      }
+      const double ratio = st[t].us / st[0].us;
+      if (rank == 0)
+        std::printf("%-9s %5d %6d %-10s %12.2f %11.2f..%-11.2f %8.2f\n", pat.name, size, n, kTransports[t].name,
+                    st[t].us, st[t].min_us, st[t].max_us, ratio);
+      bench::Record rec;
+      rec.timing("transports", "starforest", n, size, st[t])
+          .str("pattern", pat.name)
+          .integer("n", n)
+          .str("transport", kTransports[t].name)
+          .str("memory", "host")
+          .num("ratio_to_basic", ratio);
+      if (pname == "spmv") rec.str("matrix", opt.matrix);
+      log.add(rec);
     }
     for (stf_sf &sf : sfs)
       if (sf) CHECK_STF(stf_destroy(&sf));
   }
-  if (json) {
-    std::fprintf(json, "\n]\n");
-    std::fclose(json);
-  }
+  int rc = 0;
+  if (rank == 0 && !opt.json.empty() && !log.write(opt.json)) rc = 1;
   MPI_Finalize();
-  return 0;
+  return rc;
 }

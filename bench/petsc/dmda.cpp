@@ -109,7 +109,7 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   for (int k = 0; k < 2; ++k) {
     bench::Record r;
     r.timing("petsc_dmda", impl[k], n, size, st[k])
-        .str("memtype", "host")
+        .str("memory", "host")
         .str("stencil", "star")
         .integer("width", 1)
         .integer("dim", 2)

@@ -110,7 +110,7 @@ void compare_pingpong(const CompareOptions &o, bench::JsonLog &log) {
     for (int k = 0; k < 3; ++k) {
       bench::Record r;
       r.timing("petsc_pingpong", impl[k], bytes, 2, st[k])
-          .str("memtype", "host")
+          .str("memory", "host")
           .str("transport", k == 2 ? "basic" : k == 1 ? "petscsf-basic" : "none")
           .num("ratio_to_petsc", st[k].us / st[1].us);
       log.add(r);

@@ -162,7 +162,7 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
       r.timing("petsc_scatter", impl[k], g.nrows, size, st[k])
           .str("matrix", name)
           .str("phase", phase)
-          .str("memtype", "host")
+          .str("memory", "host")
           .str("transport", transport[k])
           .integer("nnz", g.nnz)
           .num("ratio_to_petsc", st[k].us / st[1].us);
