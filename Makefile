@@ -41,8 +41,9 @@ test-device-tsan: deps
 	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(unit|device)_np(1|2)$$'
 
 # A tour on 4 ranks (under 3 minutes): the README example, the halo exchange
-# demo, ping-pong, matmult on one real matrix and whichever other benchmarks
-# are built, each against its baseline (scripts/demo).
+# demo, then short runs of sf_pingpong, sf_dmda, matmult on one real matrix,
+# halo3d and (when built) petsc_compare, each against its baseline
+# (scripts/demo).
 demo: build
 	STF_BUILD=$(BUILD) scripts/demo
 
