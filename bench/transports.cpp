@@ -13,12 +13,12 @@
 //   collective transports recognise).
 // One iteration is a bcast (MPI_REPLACE, roots -> leaves) followed by a
 // reduce (MPI_SUM, leaves -> an accumulator over the roots). The data is
-// checked once per pattern and transport; then the transports take turns
-// going first in --rounds rounds of --iters iterations, and the table shows each one's
-// median round (time per iteration, slowest rank) with [min..max] and the
-// ratio to basic. Transports: basic, neighbor, window with each
-// synchronisation, and collective on the allgather pattern (elsewhere it
-// would fall back to basic entirely).
+// checked once per pattern and transport; then the transports take turns in
+// --rounds rounds of --iters iterations (bench::time_rotating), and the table
+// shows each one's median round (time per iteration, slowest rank) with
+// [min..max] and the ratio to basic. Transports: basic, neighbor, window
+// with each synchronisation, and collective on the allgather pattern
+// (elsewhere it would fall back to basic entirely).
 #include <starforest.h>
 
 #include <algorithm>
