@@ -5,7 +5,8 @@
 // message there with one MPI_Put of contiguous bytes; the ops layer unpacks
 // as for basic. So packing, the op (REPLACE with several leaves per root,
 // logical ops, user-defined ops), units and device data behave exactly as
-// with basic.
+// with basic (device buffers basic would hand to MPI are attached and put
+// here: the MPI's one-sided component must accept device memory).
 //
 // Why not one-sided straight into the user's array with derived datatypes
 // (the first design): Open MPI 4.1's osc/rdma over shared memory moves a
