@@ -107,14 +107,14 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              communicators built at set-up from the SF's peers (weights =
  *              message sizes); fetch-and-op returns, sent from end in any
  *              order, fall back to basic;
- *   "window"   MPI-3 one-sided into the user's destination arrays (attached
- *              to a dynamic window): MPI_Put / MPI_Accumulate with derived
- *              datatypes, synchronised by "-stf_window_sync fence|lock|pscw"
- *              (STF_WINDOW_SYNC). A begin waits until the ranks it writes to
- *              (fence: all ranks) reach the same begin; with fence every
- *              rank must call the SF's begins and ends in the same order.
- *              Fetch-and-op and ops MPI_Accumulate cannot apply fall back
- *              to basic;
+ *   "window"   MPI-3 one-sided: basic's messages, each written by one
+ *              MPI_Put of contiguous bytes into the target's receive buffer
+ *              (attached to a dynamic window created at set-up), which the
+ *              target unpacks; synchronised by "-stf_window_sync
+ *              fence|lock|pscw" (STF_WINDOW_SYNC). A begin waits until the
+ *              ranks it writes to reach the same begin; with fence every
+ *              rank must call the SF's ends in the same order.
+ *              Fetch-and-op's return leg falls back to basic;
  *   "collective", "allgatherv", "allgather", "gatherv", "gather",
  *   "alltoall"  for SFs with that collective shape (recognised at set-up):
  *              one nonblocking collective on the user's arrays for
