@@ -314,9 +314,15 @@ typedef struct {
   /* Device work done for operations on device data (see "devices"): */
   long long device_kernel_launches; /* pack/unpack/scatter kernels launched on the device */
   long long device_stream_syncs;    /* host waits for the library stream */
-  long long device_syncs;           /* host waits for the whole device (none yet) */
+  long long device_syncs;           /* host waits for the whole device (stream model A) */
   long long device_copies_h2d;      /* async copies host -> device */
   long long device_copies_d2h;      /* async copies device -> host */
+  long long device_event_syncs;     /* host waits for an event (model C's sends, reuse of a busy slot) */
+  /* With STF_DEVICE_CHECK_MPI=1 (a debugging aid): buffers of operations on
+   * device data handed to MPI, and how many of those lie in device memory
+   * (on the staged path that is an error, STF_ERR_INTERNAL). */
+  long long mpi_buffers_checked;
+  long long device_buffers_to_mpi;
 } stf_stats;
 
 /* Copy this rank's counters of sf into *stats. Not collective. */
