@@ -80,15 +80,16 @@ TEST(EmuDevice, EventOrdersStreams) {
 }
 
 // n contributions of 1 onto one slot with the unpack functor on the emu
-// pool. Returns the final value (n if nothing was lost).
+// pool. Returns the final value (n if nothing was lost). Doubles: their add
+// is a load, an add and a store, which an interrupt can cut in two (an
+// integer add to memory is one instruction).
 template <bool Atomic>
-long long unpack_onto_one_slot(Device &dev, stf_int n) {
+double unpack_onto_one_slot(Device &dev, stf_int n) {
   std::vector<stf_int> idx(n, 0);
-  std::vector<long long> buf(n, 1), data(1, 0);
+  std::vector<double> buf(n, 1), data(1, 0);
   IndexList l = IndexList::array(idx.data(), n, true);
   dev.launch(dev.library_stream(), n,
-             UnpackFn<long long, OpSum<long long>, 1, Indexed, Atomic>{Indexed(l), buf.data(), data.data(),
-                                                                        Block<1>(1)});
+             UnpackFn<double, OpSum<double>, 1, Indexed, Atomic>{Indexed(l), buf.data(), data.data(), Block<1>(1)});
   dev.stream_synchronize(dev.library_stream());
   return data[0];
 }
