@@ -29,8 +29,8 @@ test-sanitize: deps
 	$(MPIENV); export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1; \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -R '_np(1|2|4)$$'
 
-# The emulated device's tests under ThreadSanitizer (not part of .ci/run yet:
-# about two more minutes of build). Expect no report.
+# The emulated device's tests under ThreadSanitizer (part of .ci/run): only
+# the targets they need. Expect no report.
 TSAN_BUILD ?= build-tsan
 test-device-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTF_BUILD_BENCH=OFF \
