@@ -38,7 +38,7 @@ test-device-tsan: deps
 	  -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_device stf_unit
 	$(MPIENV); export TSAN_OPTIONS=halt_on_error=1; \
-	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(unit|device)_np(1|2)$$'
+	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(unit|device|device_modelC|device_staged)_np(1|2)$$'
 
 # A tour on 4 ranks: the README example, a halo exchange against hand-written
 # MPI, and the SF ping-pong against raw MPI.
@@ -48,4 +48,4 @@ demo: build
 	$(MPIENV); mpiexec -n 2 $(BUILD)/bench/sf_pingpong --iters-scale 0.1
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

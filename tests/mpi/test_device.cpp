@@ -1,8 +1,10 @@
-// Device data on the emulated device (issue 6, first slice): bcast and
-// reduce with root and leaf data in emu device memory and in mixed
-// placements, against the serial oracle; the device counters of a
-// contiguous bcast (no kernel) and of stream model B (one stream
-// synchronisation per begin that touches device memory through MPI); a
+// Device data on the emulated device (issue 6): bcast, reduce and
+// fetch-and-op with root and leaf data in emu device memory and in mixed
+// placements, gather/scatter on the device, against the serial oracle (in
+// the SF's default stream model and data path: CTest reruns this with
+// STF_STREAM_MODEL and STF_DEVICE_AWARE); the device counters of every
+// stream model and data path; ordering against a slow kernel on a user
+// stream (models A and B); model C with ends in rank-dependent order; a
 // reduce whose unpack targets repeat (atomics needed on emu's thread pool).
 //
 // Runs with STF_DEVICE=emu or selects emu itself.
