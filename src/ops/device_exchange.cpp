@@ -129,8 +129,8 @@ int ensure_events(stf_request r) {
 
 // Receives of a one-way exchange into user memory (REPLACE on contiguous
 // slots) or the receive buffer: device memory, pinned host memory (staged),
-// or the host buffer for host data. Returns whether some message lands
-// straight in user device memory.
+// or the host buffer for host data. *into_user_device: whether some message
+// lands straight in user device memory.
 int prepare_device_recv(stf_request r, const Flow &f, bool *into_user_device) {
   const Unit &u = *r->unit;
   const std::size_t pb = u.packed_bytes, bytes = f.to.idx.size() * pb;
@@ -167,7 +167,7 @@ int prepare_device_recv(stf_request r, const Flow &f, bool *into_user_device) {
 // else packed by ONE kernel over all messages (the plan's concatenated
 // index list; slices of contiguous messages are packed too). Staged: the
 // packed buffer, or each contiguous message, is copied into pinned memory.
-// Returns whether device work was enqueued that the sends depend on.
+// *enqueued: whether device work was enqueued that the sends depend on.
 int prepare_device_send(stf_request r, const Flow &f, bool *enqueued) {
   Device &dev = *r->device;
   const Unit &u = *r->unit;

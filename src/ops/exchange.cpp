@@ -1,8 +1,6 @@
-// bcast, reduce and fetch-and-op: pack what the plan says, let the transport
-// move it, unpack; the self part is a local scatter done while messages fly.
-#include <algorithm>
-#include <cstring>
-
+// bcast, reduce and fetch-and-op on host data (device data: device_exchange.cpp):
+// pack what the plan says, let the transport move it, unpack; the self part
+// is a local scatter done while messages fly.
 #include "core/error.h"
 #include "ops/exchange.h"
 #include "ops/exchange_parts.h"
