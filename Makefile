@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 MPIENV = . scripts/mpienv.sh
 
-.PHONY: all deps build test test-sanitize test-device-tsan demo bench clean
+.PHONY: all deps build test test-sanitize test-device-tsan demo bench-petsc clean
 
 all: build
 
@@ -40,12 +40,21 @@ test-device-tsan: deps
 	$(MPIENV); export TSAN_OPTIONS=halt_on_error=1; \
 	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(unit|device|device_modelC|device_staged)_np(1|2)$$'
 
-# A tour on 4 ranks: the README example, a halo exchange against hand-written
-# MPI, and the SF ping-pong against raw MPI.
+# A tour on 4 ranks (under 3 minutes): the README example, the halo exchange
+# demo, then short runs of sf_pingpong, sf_dmda, matmult on one real matrix,
+# halo3d and (when built) petsc_compare, each against its baseline
+# (scripts/demo).
 demo: build
-	$(MPIENV); mpiexec -n 4 $(BUILD)/examples/readme_example
-	$(MPIENV); mpiexec -n 4 $(BUILD)/examples/stf_demo
-	$(MPIENV); mpiexec -n 2 $(BUILD)/bench/sf_pingpong --iters-scale 0.1
+	STF_BUILD=$(BUILD) scripts/demo
+
+# starforest side by side with PETSc (PetscSF, DMDA, VecScatter, MatMult):
+# installs Debian's petsc-dev when missing, reconfigures so that CMake finds
+# it (STF_BENCH_PETSC=AUTO), then runs bench/petsc on 2 and 4 ranks.
+bench-petsc: deps $(BUILD)/CMakeCache.txt
+	scripts/install-petsc.sh
+	cmake -S . -B $(BUILD) -DSTF_BENCH_PETSC=AUTO
+	cmake --build $(BUILD) -j $(JOBS) --target petsc_compare
+	$(MPIENV); cmake --build $(BUILD) --target bench-petsc
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

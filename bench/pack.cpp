@@ -19,6 +19,7 @@
 // --min-ms each; the median round is reported with [min..max].
 #include <starforest.h>
 
+#include "bench_common.h"
 #include "check.h"
 
 #include <algorithm>
@@ -38,19 +39,6 @@ struct Options {
   int reps = 7;      // rounds; odd, so the median is a real round
   double min_ms = 20;
   std::string json;
-};
-
-struct Stats {
-  double median_us, min_us, max_us;
-  long iterations;
-};
-
-struct Record {
-  std::string kernel, op, pattern;
-  int bs;
-  long size;
-  Stats s;
-  double gbps, memcpy_gbps;
 };
 
 // Root offsets of one pattern (leaf i reads root roots[i]) over n units.
@@ -94,17 +82,10 @@ std::string analysis_of(stf_sf sf) {
   return a == std::string::npos || b == std::string::npos ? "?" : s.substr(a + 6, b - a - 6);
 }
 
+// Microseconds per call over `iters` calls.
 template <class F>
 double time_us(long iters, F &&f) {
-  const double t0 = MPI_Wtime();
-  for (long i = 0; i < iters; ++i) f();
-  return (MPI_Wtime() - t0) / static_cast<double>(iters) * 1e6;
-}
-
-Stats summarize(std::vector<double> v, long iterations) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size();
-  return Stats{m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]), v.front(), v.back(), iterations};
+  return 1e6 * bench::time_per_call(MPI_COMM_SELF, iters, f);
 }
 
 void wrong(const char *what, const std::string &pattern, long i) {
@@ -113,7 +94,7 @@ void wrong(const char *what, const std::string &pattern, long i) {
 }
 
 // One pattern, one block size: check, then time pack, unpack and memcpy.
-void run_pattern(const Options &o, const std::string &name, int bs, std::vector<Record> *out) {
+void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonLog *log) {
   MPI_Datatype unit = MPI_DOUBLE;
   if (bs > 1) {
     MPI_Type_contiguous(bs, MPI_DOUBLE, &unit);
@@ -160,33 +141,34 @@ void run_pattern(const Options &o, const std::string &name, int bs, std::vector<
   const double probe = std::max({time_us(1, pack), time_us(1, unpack), time_us(1, copy), 1.0});
   const long iters = std::max(1L, std::lround(o.min_ms * 1000 / probe));
   CHECK_STF(stf_reset_stats(sf));
-  std::vector<double> tp, tu, tm;
-  for (int r = 0; r < o.reps; ++r) {  // rotate the order so none is always first
-    for (int k = 0; k < 3; ++k) switch ((r + k) % 3) {
-        case 0: tp.push_back(time_us(iters, pack)); break;
-        case 1: tu.push_back(time_us(iters, unpack)); break;
-        default: tm.push_back(time_us(iters, copy)); break;
-      }
-  }
+  const std::vector<bench::Stats> st3 = bench::time_rotating(MPI_COMM_SELF, o.reps, iters, {pack, unpack, copy});
   stf_stats st;
   CHECK_STF(stf_get_stats(sf, &st));
-  const long total = iters * o.reps;
-  const Stats sp = summarize(tp, total), su = summarize(tu, total), sm = summarize(tm, total);
-  const double mgbps = static_cast<double>(bytes) / sm.median_us / 1e3;
+  const long calls = 2 * (iters + 1) * o.reps;  // pack and unpack, timed and one warm-up per round
+  const bench::Stats &sm = st3[2];
+  const double mgbps = static_cast<double>(bytes) / sm.us / 1e3;
   const std::string analysis = analysis_of(sf);
   for (int k = 0; k < 2; ++k) {
-    const Stats &s = k == 0 ? sp : su;
-    const double gbps = static_cast<double>(bytes) / s.median_us / 1e3;
-    out->push_back(Record{k == 0 ? "pack" : "unpack", k == 0 || !dups ? "MPI_REPLACE" : "MPI_SUM", name, bs,
-                          static_cast<long>(bytes), s, gbps, mgbps});
+    const bench::Stats &s = st3[k];
+    const double gbps = static_cast<double>(bytes) / s.us / 1e3;
+    bench::Record rec;
+    rec.timing("pack", k == 0 ? "pack" : "unpack", static_cast<long long>(bytes), 1, s)
+        .str("op", k == 0 || !dups ? "MPI_REPLACE" : "MPI_SUM")
+        .str("pattern", name)
+        .integer("bs", bs)
+        .str("memory", "host")
+        .num("gbps", gbps)
+        .num("memcpy_gbps", mgbps)
+        .num("ratio", gbps / mgbps);
+    log->add(rec);
     std::printf("%-12s %2d %-7s %-7s %10.2f %9.1f [%7.1f..%7.1f] %8.2f %8.2f %6.2f  %s\n", name.c_str(), bs,
                 k == 0 ? "pack" : "unpack", k == 0 || !dups ? "REPLACE" : "SUM", static_cast<double>(bytes) / 1048576,
-                s.median_us, s.min_us, s.max_us, gbps, mgbps, gbps / mgbps, analysis.c_str());
+                s.us, s.min_us, s.max_us, gbps, mgbps, gbps / mgbps, analysis.c_str());
   }
   // Calls counted by the SF over the timed rounds: the self part is one
   // scatter kernel per call, never a pack into a buffer.
   std::printf("%-12s %2d stats   pack_calls %lld, unpack_calls %lld, scatter_calls %lld (%ld calls)\n", name.c_str(),
-              bs, st.pack_calls, st.unpack_calls, st.scatter_calls, 2 * total);
+              bs, st.pack_calls, st.unpack_calls, st.scatter_calls, calls);
   std::fflush(stdout);
   CHECK_STF(stf_destroy(&sf));
   if (bs > 1) MPI_Type_free(&unit);
@@ -218,27 +200,6 @@ void no_copy_proof(int rank, int size) {
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
   CHECK_STF(stf_destroy(&sf));
-}
-
-void write_json(const std::string &path, const std::vector<Record> &rs) {
-  FILE *f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "pack: cannot write %s\n", path.c_str());
-    return;
-  }
-  std::fprintf(f, "[\n");
-  for (std::size_t i = 0; i < rs.size(); ++i) {
-    const Record &r = rs[i];
-    std::fprintf(f,
-                 "  {\"benchmark\": \"pack\", \"impl\": \"%s\", \"op\": \"%s\", \"pattern\": \"%s\", \"bs\": %d, "
-                 "\"size\": %ld, \"us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, \"iterations\": %ld, "
-                 "\"gbps\": %.3f, \"memcpy_gbps\": %.3f, \"ratio\": %.3f}%s\n",
-                 r.kernel.c_str(), r.op.c_str(), r.pattern.c_str(), r.bs, r.size, r.s.median_us, r.s.min_us,
-                 r.s.max_us, r.s.iterations, r.gbps, r.memcpy_gbps, r.gbps / r.memcpy_gbps,
-                 i + 1 == rs.size() ? "" : ",");
-  }
-  std::fprintf(f, "]\n");
-  std::fclose(f);
 }
 
 void usage(const char *prog) {
@@ -294,19 +255,20 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return p == 1 ? 0 : 1;
   }
+  int rc = 0;
   if (rank == 0) {
-    std::vector<Record> records;
+    bench::JsonLog log;
     std::printf("# pack: %.0f MiB root array, doubles in blocks of bs; median of %d rounds [min..max]; "
                 "GB/s = message bytes / time\n",
                 o.mib, o.reps);
     std::printf("%-12s %2s %-7s %-7s %10s %9s %19s %8s %8s %6s  %s\n", "pattern", "bs", "kernel", "op", "MiB",
                 "us", "[min..max]", "GB/s", "memcpy", "ratio", "analysis");
     for (const char *name : {"contiguous", "face2d", "xface", "yface", "zface", "random", "random_dups"})
-      for (int bs : {1, 3}) run_pattern(o, name, bs, &records);
-    if (!o.json.empty()) write_json(o.json, records);
+      for (int bs : {1, 3}) run_pattern(o, name, bs, &log);
+    if (!o.json.empty() && !log.write(o.json)) rc = 1;
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (size >= 2) no_copy_proof(rank, size);
   MPI_Finalize();
-  return 0;
+  return rc;
 }

@@ -1,19 +1,32 @@
-// sf_pingpong: latency of a two-rank star forest against raw MPI ping-pong.
+// sf_pingpong: latency of two-rank star forests against raw MPI ping-pong.
 //
-// The setup follows the ping-pong benchmark of the PETSc PetscSF report:
-// rank 0 owns n roots, rank 1 owns n contiguous leaves pointing at roots
-// 0..n-1 of rank 0, in order. One iteration is a bcast (roots -> leaves)
-// followed by a reduce (leaves -> roots), both with MPI_REPLACE, i.e. one
-// round trip of n bytes. The baseline is MPI_Send/MPI_Recv of the same bytes
-// 0 -> 1 -> 0, measured in the same run.
+// Variants (--variant; scripts/bench also knows them as sf_<variant>):
+//   pingpong     rank 0 owns n roots, rank 1 owns n contiguous leaves pointing
+//                at roots 0..n-1 of rank 0. A round trip is a bcast (roots ->
+//                leaves) then a reduce (leaves -> roots), MPI_REPLACE on
+//                MPI_BYTE units. Each rank passes one buffer as both root and
+//                leaf data (it has only one of the two).
+//   newpingpong  the same graph, but every rank keeps one set of root data and
+//                one set of leaf data, separate arrays, as an application
+//                with both would: shows whether aliasing the buffers matters.
+//   unpack       the same graph with MPI_SUM on MPI_DOUBLE units: the leaves
+//                and roots are updated with the op, so every message goes
+//                through an unpack kernel instead of straight to user memory.
+//   scatter      rank 0 also owns n leaves on its own roots (self edges), so
+//                the local scatter overlaps the remote message.
+// The baseline is MPI_Send/MPI_Recv of the same bytes 0 -> 1 -> 0, on the same
+// buffers, measured in the same run. --mem emu puts every buffer in the
+// emulated device's memory (stf_device_malloc): the SF then packs and unpacks
+// with device kernels and hands device pointers to MPI.
 //
 // Methodology (as in common MPI latency benchmarks): warm-up iterations, then
-// a fixed iteration count per size; one-way latency = round-trip time / 2.
-// Because the machine may be noisy, the two implementations are interleaved:
-// each size is timed in several rounds, alternating MPI and starforest, and
-// the median round is reported together with the fastest and slowest rounds.
+// 10,000 iterations up to 8 KiB and 1,000 above; one-way latency = round trip
+// / 2. Because the machine may be noisy, the two implementations are
+// interleaved: each size is timed in several rounds, alternating MPI and
+// starforest, and the median round is reported with the fastest and slowest.
 #include <starforest.h>
 
+#include "bench_common.h"
 #include "check.h"
 
 #include <algorithm>
@@ -30,23 +43,31 @@ namespace {
 constexpr int kTag = 17;
 constexpr long kLargeFrom = 8192;  // sizes above this use the "large" counts
 
+enum class Variant { pingpong, newpingpong, unpack, scatter };
+const char *const kVariantNames[] = {"pingpong", "newpingpong", "unpack", "scatter"};
+
 struct Options {
+  Variant variant = Variant::pingpong;
+  std::string mem = "host";  // host | emu
+  std::string type = "basic";
+  bool persistent = false;  // baseline with MPI_Send_init/MPI_Recv_init + MPI_Start/MPI_Wait
   long max_size = 4L << 20;
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
   std::string json;
 };
 
-struct Stats {
-  double median_us, min_us, max_us;
-  long iterations;  // timed iterations over all rounds
-};
-
 void usage(const char *prog) {
   std::printf(
-      "usage: mpiexec -n 2 %s [--max-size BYTES] [--iters-scale F] [--rounds R] [--json FILE]\n"
-      "  Ping-pong latency of a 2-rank starforest (bcast + reduce, MPI_REPLACE,\n"
-      "  MPI_BYTE units) against MPI_Send/MPI_Recv, sizes 8 B .. max-size.\n"
+      "usage: mpiexec -n 2 %s [--variant V] [--mem host|emu] [--type T] [--max-size BYTES]\n"
+      "                       [--iters-scale F] [--rounds R] [--json FILE]\n"
+      "  Ping-pong latency of a 2-rank starforest against MPI_Send/MPI_Recv, sizes 8 B .. max-size.\n"
+      "  --variant V       pingpong (default), newpingpong (separate root and leaf arrays),\n"
+      "                    unpack (MPI_SUM on doubles), scatter (plus self edges on rank 0)\n"
+      "  --mem M           host (default) or emu: buffers in emulated-device memory\n"
+      "  --type T          starforest transport (default basic)\n"
+      "  --baseline B      sendrecv (default: MPI_Send/MPI_Recv) or persistent (MPI_Send_init/\n"
+      "                    MPI_Recv_init, MPI_Start + MPI_Wait: the requests the basic transport uses)\n"
       "  --max-size BYTES  largest message (default 4194304)\n"
       "  --iters-scale F   multiply iteration counts (e.g. 0.05 for a quick run)\n"
       "  --rounds R        split the iterations into R interleaved rounds (default 9)\n"
@@ -60,7 +81,27 @@ int parse(int argc, char **argv, Options &o) {
     std::string a = argv[i];
     bool has_value = i + 1 < argc;
     if (a == "--help" || a == "-h") return 1;
-    if (a == "--max-size" && has_value) {
+    if (a == "--variant" && has_value) {
+      std::string v = argv[++i];
+      int k = 0;
+      while (k < 4 && v != kVariantNames[k]) ++k;
+      if (k == 4) {
+        std::fprintf(stderr, "sf_pingpong: unknown variant '%s'\n", v.c_str());
+        return 2;
+      }
+      o.variant = (Variant)k;
+    } else if (a == "--mem" && has_value) {
+      o.mem = argv[++i];
+    } else if (a == "--type" && has_value) {
+      o.type = argv[++i];
+    } else if (a == "--baseline" && has_value) {
+      std::string b = argv[++i];
+      if (b != "sendrecv" && b != "persistent") {
+        std::fprintf(stderr, "sf_pingpong: --baseline sendrecv|persistent, got '%s'\n", b.c_str());
+        return 2;
+      }
+      o.persistent = b == "persistent";
+    } else if (a == "--max-size" && has_value) {
       o.max_size = std::atol(argv[++i]);
     } else if (a == "--iters-scale" && has_value) {
       o.iters_scale = std::atof(argv[++i]);
@@ -73,13 +114,51 @@ int parse(int argc, char **argv, Options &o) {
       return 2;
     }
   }
-  if (o.max_size < 8 || o.max_size > (1L << 30) || !(o.iters_scale > 0) || o.rounds < 1) {
+  if (o.max_size < 8 || o.max_size > (1L << 30) || !(o.iters_scale > 0) || o.rounds < 1 ||
+      (o.mem != "host" && o.mem != "emu")) {
     std::fprintf(stderr,
-                 "sf_pingpong: need --max-size in [8, 2^30], --iters-scale > 0, --rounds >= 1\n");
+                 "sf_pingpong: need --max-size in [8, 2^30], --iters-scale > 0, --rounds >= 1, "
+                 "--mem host|emu\n");
     return 2;
   }
   return 0;
 }
+
+// What one variant moves: unit, op, and whether rank 0 has self leaves.
+struct Setup {
+  MPI_Datatype unit;
+  int unit_bytes;
+  MPI_Op op;
+  bool self_leaves;    // rank 0 owns n leaves on its own roots
+  bool alias_buffers;  // root and leaf data share one buffer per rank
+  const char *unit_name, *op_name;
+};
+
+Setup setup_of(Variant v) {
+  if (v == Variant::unpack) return Setup{MPI_DOUBLE, 8, MPI_SUM, false, false, "double", "sum"};
+  return Setup{MPI_BYTE, 1, MPI_REPLACE, v == Variant::scatter, v == Variant::pingpong, "byte", "replace"};
+}
+
+// Root and leaf data of this rank (device memory with --mem emu).
+struct Buffers {
+  char *root = nullptr, *leaf = nullptr;
+  std::vector<char> host;  // staging for checks
+  Buffers(long bytes, bool alias) : host(bytes) {
+    void *p = nullptr;
+    CHECK_STF(stf_device_malloc(bytes, &p));
+    root = (char *)p;
+    if (alias) {
+      leaf = root;
+    } else {
+      CHECK_STF(stf_device_malloc(bytes, &p));
+      leaf = (char *)p;
+    }
+  }
+  ~Buffers() {
+    if (leaf != root) stf_device_free(leaf);
+    stf_device_free(root);
+  }
+};
 
 // One MPI round trip of size bytes: 0 -> 1 -> 0.
 void mpi_roundtrip(int rank, char *buf, long size) {
@@ -92,97 +171,137 @@ void mpi_roundtrip(int rank, char *buf, long size) {
   }
 }
 
-// One starforest round trip: roots (rank 0) -> leaves (rank 1) -> roots.
-// On each rank one of the two buffers is empty; passing the same pointer for
-// both is fine because a rank without roots never reads rootdata and a rank
-// without leaves never touches leafdata.
-void sf_roundtrip(stf_sf sf, char *buf) {
-  CHECK_STF(stf_bcast(sf, MPI_BYTE, buf, buf, MPI_REPLACE));
-  CHECK_STF(stf_reduce(sf, MPI_BYTE, buf, buf, MPI_REPLACE));
+// The same round trip on persistent requests (send then receive on rank 0,
+// receive then send on rank 1), to separate the cost of the request kind
+// from the cost of the library.
+struct PersistentRoundtrip {
+  MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+  int rank;
+  PersistentRoundtrip(int r, char *buf, long size) : rank(r) {
+    MPI_Send_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, MPI_COMM_WORLD, &send);
+    MPI_Recv_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, MPI_COMM_WORLD, &recv);
+  }
+  ~PersistentRoundtrip() {
+    MPI_Request_free(&send);
+    MPI_Request_free(&recv);
+  }
+  void operator()() {
+    MPI_Request *first = rank == 0 ? &send : &recv, *second = rank == 0 ? &recv : &send;
+    MPI_Start(first);
+    MPI_Wait(first, MPI_STATUS_IGNORE);
+    MPI_Start(second);
+    MPI_Wait(second, MPI_STATUS_IGNORE);
+  }
+};
+
+// One starforest round trip: roots (rank 0) -> leaves -> roots. A rank
+// without roots never reads rootdata, one without leaves never touches
+// leafdata, so aliased buffers are fine.
+void sf_roundtrip(stf_sf sf, const Setup &s, Buffers &b) {
+  CHECK_STF(stf_bcast(sf, s.unit, b.root, b.leaf, s.op));
+  CHECK_STF(stf_reduce(sf, s.unit, b.leaf, b.root, s.op));
 }
 
-// Builds the SF for one size: n roots on rank 0, n contiguous leaves on rank 1.
-stf_sf make_sf(int rank, long size) {
+// n units: rank 0 owns n roots (and n self leaves for scatter), rank 1 n leaves.
+stf_sf make_sf(int rank, stf_int n, const Setup &s, const std::string &type) {
   stf_sf sf = nullptr;
   CHECK_STF(stf_create(MPI_COMM_WORLD, &sf));
-  stf_int n = (stf_int)size;
-  if (rank == 0) {
-    CHECK_STF(stf_set_graph(sf, n, 0, nullptr, STF_COPY_VALUES, nullptr, STF_COPY_VALUES));
-  } else {
-    std::vector<stf_node> remote(n);
-    for (stf_int i = 0; i < n; ++i) remote[i] = stf_node{0, i};
-    CHECK_STF(stf_set_graph(sf, 0, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES));
-  }
+  CHECK_STF(stf_set_type(sf, type.c_str()));
+  stf_int nroots = rank == 0 ? n : 0;
+  stf_int nleaves = rank == 1 || s.self_leaves ? n : 0;
+  std::vector<stf_node> remote(nleaves);
+  for (stf_int i = 0; i < nleaves; ++i) remote[i] = stf_node{0, i};
+  CHECK_STF(stf_set_graph(sf, nroots, nleaves, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES));
   CHECK_STF(stf_setup(sf));
   return sf;
 }
 
-// Checks once per size that the SF moves the right bytes both ways, so the
-// timings below are known to measure a working exchange.
-void verify(int rank, stf_sf sf, char *buf, long size) {
-  auto pattern = [size](long i, int salt) { return (char)((i * 31 + size + salt) & 0xff); };
-  long bad = 0;
-  if (rank == 0)
-    for (long i = 0; i < size; ++i) buf[i] = pattern(i, 0);
-  else
-    std::memset(buf, 0, size);
-  CHECK_STF(stf_bcast(sf, MPI_BYTE, buf, buf, MPI_REPLACE));
-  if (rank == 1) {
-    for (long i = 0; i < size; ++i) bad += buf[i] != pattern(i, 0);
-    for (long i = 0; i < size; ++i) buf[i] = pattern(i, 1);
-  } else {
-    std::memset(buf, 0, size);
+// Value of unit i in the checks: small integers, exact as bytes and doubles.
+int pattern(long i, int salt) { return (int)((i * 31 + salt) % 101); }
+
+void fill(std::vector<char> &h, const Setup &s, long n, int salt) {
+  for (long i = 0; i < n; ++i) {
+    if (s.unit_bytes == 1) h[i] = (char)pattern(i, salt);
+    else ((double *)h.data())[i] = pattern(i, salt);
   }
-  CHECK_STF(stf_reduce(sf, MPI_BYTE, buf, buf, MPI_REPLACE));
-  if (rank == 0)
-    for (long i = 0; i < size; ++i) bad += buf[i] != pattern(i, 1);
+}
+
+long count_wrong(const std::vector<char> &h, const Setup &s, long n, int salt) {
+  long bad = 0;
+  for (long i = 0; i < n; ++i) {
+    if (s.unit_bytes == 1) bad += h[i] != (char)pattern(i, salt);
+    else bad += ((const double *)h.data())[i] != pattern(i, salt);
+  }
+  return bad;
+}
+
+// Checks once per size that the SF moves the right data both ways, so the
+// timings are known to measure a working exchange. Destinations start at 0,
+// so MPI_SUM and MPI_REPLACE give the same expected values; with self
+// leaves, both leaves of a root send the same value in the reduce.
+void verify(int rank, stf_sf sf, const Setup &s, Buffers &b, long size) {
+  long n = size / s.unit_bytes, bad = 0;
+  bool has_roots = rank == 0, has_leaves = rank == 1 || s.self_leaves;
+  std::vector<char> zero(size, 0);
+  auto put = [&](char *dst, int salt) {
+    if (salt < 0) {
+      CHECK_STF(stf_device_memcpy(dst, zero.data(), size));
+    } else {
+      fill(b.host, s, n, salt);
+      CHECK_STF(stf_device_memcpy(dst, b.host.data(), size));
+    }
+  };
+  auto wrong = [&](const char *src, int salt) {
+    CHECK_STF(stf_device_synchronize());
+    CHECK_STF(stf_device_memcpy(b.host.data(), src, size));
+    return count_wrong(b.host, s, n, salt);
+  };
+  if (has_roots) put(b.root, 0);
+  if (has_leaves) put(b.leaf, -1);
+  CHECK_STF(stf_bcast(sf, s.unit, b.root, b.leaf, s.op));
+  if (has_leaves) bad += wrong(b.leaf, 0);
+  if (has_leaves) put(b.leaf, 1);
+  if (has_roots) put(b.root, -1);
+  CHECK_STF(stf_reduce(sf, s.unit, b.leaf, b.root, s.op));
+  if (has_roots) bad += wrong(b.root, 1);
   if (bad) {
-    std::fprintf(stderr, "sf_pingpong: rank %d: %ld wrong bytes at size %ld\n", rank, bad, size);
+    std::fprintf(stderr, "sf_pingpong: rank %d: %ld wrong units at size %ld\n", rank, bad, size);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 }
 
-// Times `iters` round trips; returns one-way latency in microseconds.
+// One-way latency in microseconds of `iters` round trips. Rank 0 starts and
+// ends every round trip, so its clock is the one to use.
 template <class F>
 double time_us(long iters, F &&roundtrip) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (long i = 0; i < iters; ++i) roundtrip();
+  CHECK_STF(stf_device_synchronize());  // device results count (no-op on host)
   double t = MPI_Wtime() - t0;
-  // Rank 0 starts and ends every round trip, so its clock is the one to use.
   MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return t / (double)iters / 2.0 * 1e6;
 }
 
-Stats summarize(std::vector<double> v, long iterations) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size();
-  double median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
-  return Stats{median, v.front(), v.back(), iterations};
-}
-
-void write_json(const std::string &path, const std::vector<long> &sizes,
-                const std::vector<Stats> &mpi, const std::vector<Stats> &sf) {
-  FILE *f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "sf_pingpong: cannot write %s\n", path.c_str());
-    return;
-  }
-  std::fprintf(f, "[\n");
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    for (int k = 0; k < 2; ++k) {
-      const Stats &s = k == 0 ? mpi[i] : sf[i];
-      bool last = i + 1 == sizes.size() && k == 1;
-      std::fprintf(f,
-                   "  {\"benchmark\": \"sf_pingpong\", \"impl\": \"%s\", \"size\": %ld, "
-                   "\"ranks\": 2, \"us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, "
-                   "\"iterations\": %ld}%s\n",
-                   k == 0 ? "mpi" : "starforest", sizes[i], s.median_us, s.min_us, s.max_us,
-                   s.iterations, last ? "" : ",");
+// Where one round trip's work goes, from the SF's counters (rank 0 and 1).
+void print_counters(int rank, stf_sf sf, const Setup &s, Buffers &b, long size) {
+  CHECK_STF(stf_reset_stats(sf));
+  sf_roundtrip(sf, s, b);
+  CHECK_STF(stf_device_synchronize());
+  stf_stats st;
+  CHECK_STF(stf_get_stats(sf, &st));
+  long long v[8] = {st.pack_calls, st.unpack_calls, st.scatter_calls, st.messages_sent,
+                    st.messages_received, st.device_kernel_launches, st.device_stream_syncs,
+                    st.bytes_unpacked};
+  long long all[16];
+  MPI_Gather(v, 8, MPI_LONG_LONG, all, 8, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int r = 0; r < 2; ++r) {
+      long long *c = all + 8 * r;
+      std::printf("# counters, one round trip at %ld B, rank %d: pack %lld, unpack %lld (%lld B), self %lld, "
+                  "sent %lld, received %lld, device kernels %lld, stream waits %lld\n",
+                  size, r, c[0], c[1], c[7], c[2], c[3], c[4], c[5], c[6]);
     }
-  }
-  std::fprintf(f, "]\n");
-  std::fclose(f);
 }
 
 }  // namespace
@@ -204,63 +323,82 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return p == 1 ? 0 : 1;
   }
+  CHECK_STF(stf_device_select(opt.mem == "emu" ? "emu" : "host"));
 
+  const Setup s = setup_of(opt.variant);
+  const std::string name = std::string("sf_") + kVariantNames[(int)opt.variant];
   std::vector<long> sizes;
-  for (long s = 8; s <= opt.max_size; s *= 2) sizes.push_back(s);
-  std::vector<char> buf(sizes.back());
-  std::vector<Stats> mpi_stats, sf_stats;
+  for (long sz = 8; sz <= opt.max_size; sz *= 2) sizes.push_back(sz);
+  bench::JsonLog log;
 
-  if (rank == 0) {
-    std::printf("# sf_pingpong: 2 ranks, MPI_BYTE units, bcast+reduce (MPI_REPLACE) vs MPI_Send/Recv\n");
-    std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n",
-                opt.rounds);
-    std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]",
-                "starforest us [min..max]", "sf/mpi", "overhead");
-  }
+  {
+    Buffers b(sizes.back(), s.alias_buffers);
+    if (rank == 0) {
+      std::printf("# %s: 2 ranks, %s units, bcast+reduce (%s), transport %s, %s memory, vs %s\n", name.c_str(),
+                  s.unit_name, s.op_name, opt.type.c_str(), opt.mem.c_str(),
+                  opt.persistent ? "persistent MPI_Start/MPI_Wait" : "MPI_Send/Recv");
+      std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n",
+                  opt.rounds);
+      std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
+                  "sf/mpi", "overhead");
+    }
 
-  for (long size : sizes) {
-    bool large = size > kLargeFrom;
-    long warmup = std::max(1L, std::lround((large ? 10 : 100) * std::min(1.0, opt.iters_scale)));
-    long iters = std::lround((large ? 1000 : 10000) * opt.iters_scale);
-    long per_round = std::max(1L, iters / opt.rounds);
+    for (long size : sizes) {
+      bool large = size > kLargeFrom;
+      long warmup = std::max(1L, std::lround((large ? 10 : 100) * std::min(1.0, opt.iters_scale)));
+      long iters = std::lround((large ? 1000 : 10000) * opt.iters_scale);
+      long per_round = std::max(1L, iters / opt.rounds);
 
-    stf_sf sf = make_sf(rank, size);
-    verify(rank, sf, buf.data(), size);
+      stf_sf sf = make_sf(rank, (stf_int)(size / s.unit_bytes), s, opt.type);
+      verify(rank, sf, s, b, size);
 
-    auto mpi_rt = [&] { mpi_roundtrip(rank, buf.data(), size); };
-    auto sf_rt = [&] { sf_roundtrip(sf, buf.data()); };
-    for (long i = 0; i < warmup; ++i) mpi_rt();
-    for (long i = 0; i < warmup; ++i) sf_rt();
+      PersistentRoundtrip persistent(rank, b.root, size);
+      auto mpi_rt = [&] {
+        if (opt.persistent) persistent();
+        else mpi_roundtrip(rank, b.root, size);
+      };
+      auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
+      for (long i = 0; i < warmup; ++i) mpi_rt();
+      for (long i = 0; i < warmup; ++i) sf_rt();
 
-    // Alternate which implementation goes first so that neither one
-    // systematically benefits from a warm cache or a quiet moment.
-    std::vector<double> t_mpi, t_sf;
-    for (int r = 0; r < opt.rounds; ++r) {
-      if (r % 2 == 0) {
-        t_mpi.push_back(time_us(per_round, mpi_rt));
-        t_sf.push_back(time_us(per_round, sf_rt));
-      } else {
-        t_sf.push_back(time_us(per_round, sf_rt));
-        t_mpi.push_back(time_us(per_round, mpi_rt));
+      // Alternate which implementation goes first so that neither one
+      // systematically benefits from a warm cache or a quiet moment.
+      std::vector<double> t_mpi, t_sf;
+      for (int r = 0; r < opt.rounds; ++r) {
+        if (r % 2 == 0) {
+          t_mpi.push_back(time_us(per_round, mpi_rt));
+          t_sf.push_back(time_us(per_round, sf_rt));
+        } else {
+          t_sf.push_back(time_us(per_round, sf_rt));
+          t_mpi.push_back(time_us(per_round, mpi_rt));
+        }
+      }
+      if (size == sizes.back()) print_counters(rank, sf, s, b, size);
+      CHECK_STF(stf_destroy(&sf));
+
+      bench::Stats m = bench::summarize(t_mpi, per_round * opt.rounds);
+      bench::Stats f = bench::summarize(t_sf, per_round * opt.rounds);
+      for (int k = 0; k < 2; ++k) {
+        bench::Record r;
+        r.timing(name, k ? "starforest" : "mpi", size, 2, k ? f : m)
+            .str("memory", opt.mem == "emu" ? "device" : "host")
+            .str("transport", k ? opt.type : "none")
+            .str("baseline", opt.persistent ? "persistent" : "sendrecv")
+            .str("unit", s.unit_name)
+            .str("op", s.op_name)
+            .str("stream", opt.mem == "emu" ? "library" : "none");
+        log.add(r);
+      }
+      if (rank == 0) {
+        std::printf("%10ld %26s %30s %7.2f %10.2f\n", size, bench::range_text(m).c_str(),
+                    bench::range_text(f).c_str(), f.us / m.us, f.us - m.us);
+        std::fflush(stdout);
       }
     }
-    CHECK_STF(stf_destroy(&sf));
+  }  // buffers freed before finalize
 
-    Stats m = summarize(t_mpi, per_round * opt.rounds);
-    Stats s = summarize(t_sf, per_round * opt.rounds);
-    mpi_stats.push_back(m);
-    sf_stats.push_back(s);
-    if (rank == 0) {
-      char mcol[64], scol[64];
-      std::snprintf(mcol, sizeof mcol, "%.2f [%.2f..%.2f]", m.median_us, m.min_us, m.max_us);
-      std::snprintf(scol, sizeof scol, "%.2f [%.2f..%.2f]", s.median_us, s.min_us, s.max_us);
-      std::printf("%10ld %26s %30s %7.2f %10.2f\n", size, mcol, scol, s.median_us / m.median_us,
-                  s.median_us - m.median_us);
-      std::fflush(stdout);
-    }
-  }
-
-  if (rank == 0 && !opt.json.empty()) write_json(opt.json, sizes, mpi_stats, sf_stats);
+  int rc = 0;
+  if (rank == 0 && !opt.json.empty() && !log.write(opt.json)) rc = 1;
   MPI_Finalize();
-  return 0;
+  return rc;
 }

@@ -1,33 +1,53 @@
-// transports: the same halo exchanges with every transport, timed in one run.
+// transports: the same exchanges with every transport, timed in one run.
 //
-// Ranks form a non-periodic 2D or 3D process grid (MPI_Dims_create); each
-// owns an n^d block of doubles (the roots) and a ghosted (n+2)^d array whose
-// ghost cells are the leaves, pointing at the neighbouring ranks' boundary
-// cells. Patterns: "2d5" (2D 5-point stencil: faces only) and "3d27" (3D
-// 27-point stencil: faces, edges and corners). One iteration is a bcast
-// (MPI_REPLACE, owned -> ghosts) followed by a reduce (MPI_SUM, ghosts ->
-// an accumulator over the owned cells). The data is checked once per
-// pattern and transport; then the transports alternate in --rounds rounds of
-// --iters iterations, and the table shows each one's median round (time per
-// iteration, slowest rank) with [min..max] and the ratio to basic.
+// Graphs ("patterns"):
+// - 2d5, 3d27: halos. Ranks form a non-periodic 2D or 3D process grid
+//   (MPI_Dims_create); each owns an n^d block of doubles (the roots) and a
+//   ghosted (n+2)^d array whose ghost cells are the leaves, pointing at the
+//   neighbouring ranks' boundary cells (5-point: faces only; 27-point:
+//   faces, edges and corners).
+// - spmv: the ghost scatter of a distributed CSR matrix read from a Matrix
+//   Market file (--matrix; rows split by nonzeros), roots = x entries,
+//   leaves = ghost entries.
+// - allgather: every rank gets every rank's --nag roots (the shape the
+//   collective transports recognise).
+// One iteration is a bcast (MPI_REPLACE, roots -> leaves) followed by a
+// reduce (MPI_SUM, leaves -> an accumulator over the roots). The data is
+// checked once per pattern and transport; then the transports take turns in
+// --rounds rounds of --iters iterations (bench::time_rotating), and the table
+// shows each one's median round (time per iteration, slowest rank) with
+// [min..max] and the ratio to basic. Transports: basic, neighbor, window
+// with each synchronisation, and collective on the allgather pattern
+// (elsewhere it would fall back to basic entirely).
 #include <starforest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "check.h"
+#include "stf_apps.h"
 
 namespace {
 
-const char *const kTransports[] = {"basic", "neighbor"};
-constexpr int kNumTransports = 2;
+struct Transport {
+  const char *name, *options;
+};
+const Transport kTransports[] = {{"basic", "-stf_type basic"},
+                                 {"neighbor", "-stf_type neighbor"},
+                                 {"win-fence", "-stf_type window -stf_window_sync fence"},
+                                 {"win-lock", "-stf_type window -stf_window_sync lock"},
+                                 {"win-pscw", "-stf_type window -stf_window_sync pscw"},
+                                 {"collective", "-stf_type collective"}};
+constexpr int kNumTransports = 6;
 
 struct Options {
-  int n2 = 128, n3 = 16, iters = 200, rounds = 7;
-  std::string json;
+  int n2 = 128, n3 = 16, nag = 1000, iters = 200, rounds = 7;
+  std::string matrix = STF_DEFAULT_MATRIX, json;
 };
 
 struct Pattern {
@@ -36,20 +56,18 @@ struct Pattern {
   bool corners;  // 27-point (all ghost cells) or 5-point (faces only)
 };
 
-// The halo SF of one pattern on this rank: roots = owned cells (i fastest),
-// leaf slots = positions in the ghosted array.
+// The graph of one pattern on this rank: roots, leaf slots in a leaf array
+// of nghosted units.
 struct Halo {
-  int dim, n;
-  std::vector<int> dims, coords;
   stf_int nroots = 0, nghosted = 0;
   std::vector<stf_int> ilocal;
   std::vector<stf_node> iremote;
+  std::vector<int> dims, coords;
 };
 
+// Roots = owned cells (i fastest), leaf slots = positions in the ghosted array.
 Halo make_halo(const Pattern &p, int n, int rank, int size) {
   Halo h;
-  h.dim = p.dim;
-  h.n = n;
   h.dims.assign(3, 1);
   std::vector<int> d(p.dim, 0);
   MPI_Dims_create(size, p.dim, d.data());
@@ -81,6 +99,45 @@ Halo make_halo(const Pattern &p, int n, int rank, int size) {
   return h;
 }
 
+// The graph of an existing SF (leaves contiguous when ilocal is NULL).
+Halo graph_of(stf_sf sf) {
+  Halo h;
+  stf_int nleaves = 0;
+  const stf_int *ilocal = nullptr;
+  const stf_node *iremote = nullptr;
+  CHECK_STF(stf_get_graph(sf, &h.nroots, &nleaves, &ilocal, &iremote));
+  for (stf_int i = 0; i < nleaves; i++) {
+    h.ilocal.push_back(ilocal ? ilocal[i] : i);
+    h.iremote.push_back(iremote[i]);
+    h.nghosted = std::max(h.nghosted, h.ilocal.back() + 1);
+  }
+  return h;
+}
+
+Halo make_spmv(const std::string &path) {
+  stf_coo coo;
+  stf_csr A = nullptr;
+  if (stf_mm_read(path.c_str(), &coo) != STF_SUCCESS) {
+    std::fprintf(stderr, "transports: cannot read %s: %s\n", path.c_str(), stf_apps_last_error_message());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  CHECK_STF(stf_csr_create(MPI_COMM_WORLD, &coo, STF_PARTITION_NNZ, &A));
+  stf_coo_free(&coo);
+  stf_sf ghost = nullptr;
+  CHECK_STF(stf_csr_get_ghost_sf(A, &ghost));
+  Halo h = graph_of(ghost);
+  CHECK_STF(stf_csr_destroy(&A));
+  return h;
+}
+
+Halo make_allgather(int nag) {
+  stf_sf sf = nullptr;
+  CHECK_STF(stf_create_from_pattern(MPI_COMM_WORLD, STF_PATTERN_ALLGATHER, nag, &sf));
+  Halo h = graph_of(sf);
+  CHECK_STF(stf_destroy(&sf));
+  return h;
+}
+
 // Global value of an owned cell: unique per (rank, cell).
 double value(int rank, stf_int cell) { return rank * 1e6 + cell; }
 
@@ -107,26 +164,14 @@ void verify(stf_sf sf, const Halo &h, int rank, const char *what) {
   }
 }
 
-// Seconds per iteration on the slowest rank.
-double time_round(stf_sf sf, int iters, std::vector<double> &roots, std::vector<double> &ghosted,
-                  std::vector<double> &acc) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  for (int it = 0; it < iters; it++) {
-    CHECK_STF(stf_bcast(sf, MPI_DOUBLE, roots.data(), ghosted.data(), MPI_REPLACE));
-    CHECK_STF(stf_reduce(sf, MPI_DOUBLE, ghosted.data(), acc.data(), MPI_SUM));
-  }
-  double t = (MPI_Wtime() - t0) / iters, tmax = 0;
-  MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return tmax;
-}
-
 int parse(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     bool v = i + 1 < argc;
     if (a == "--help" || a == "-h") return 1;
     if (a == "--n2" && v) o.n2 = std::atoi(argv[++i]);
+    else if (a == "--nag" && v) o.nag = std::atoi(argv[++i]);
+    else if (a == "--matrix" && v) o.matrix = argv[++i];
     else if (a == "--n3" && v) o.n3 = std::atoi(argv[++i]);
     else if (a == "--iters" && v) o.iters = std::atoi(argv[++i]);
     else if (a == "--rounds" && v) o.rounds = std::atoi(argv[++i]);
@@ -136,7 +181,7 @@ int parse(int argc, char **argv, Options &o) {
       return 2;
     }
   }
-  if (o.n2 < 1 || o.n3 < 1 || o.iters < 1 || o.rounds < 1) {
+  if (o.n2 < 1 || o.n3 < 1 || o.nag < 1 || o.iters < 1 || o.rounds < 1) {
     std::fprintf(stderr, "transports: sizes, --iters and --rounds must be >= 1\n");
     return 2;
   }
@@ -151,68 +196,71 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   Options opt;
+  if (const char *dir = std::getenv("STF_MATRIX_DIR")) opt.matrix = std::string(dir) + "/bcsstk16.mtx.gz";
   int p = parse(argc, argv, opt);
   if (p) {
     if (p == 1 && rank == 0)
-      std::printf("usage: mpiexec -n N %s [--n2 N] [--n3 N] [--iters I] [--rounds R] [--json FILE]\n"
-                  "  bcast (REPLACE) + reduce (SUM) halo exchanges with every transport.\n"
+      std::printf("usage: mpiexec -n N %s [--n2 N] [--n3 N] [--nag N] [--matrix FILE] [--iters I] [--rounds R] "
+                  "[--json FILE]\n"
+                  "  bcast (REPLACE) + reduce (SUM) with every transport: halos, SpMV ghosts, allgather.\n"
                   "  --n2 N  2D block edge (default 128)   --n3 N  3D block edge (default 16)\n"
+                  "  --nag N  allgather roots per rank (1000)  --matrix FILE  for spmv (%s)\n"
                   "  --iters I  iterations per round (200)  --rounds R  rounds per transport (7)\n",
-                  argv[0]);
+                  argv[0], opt.matrix.c_str());
     MPI_Finalize();
     return p == 1 ? 0 : 2;
   }
 
-  const Pattern patterns[] = {{"2d5", 2, false}, {"3d27", 3, true}};
-  std::FILE *json = rank == 0 && !opt.json.empty() ? std::fopen(opt.json.c_str(), "w") : nullptr;
-  if (json) std::fprintf(json, "[\n");
-  bool first_record = true;
+  const Pattern patterns[] = {{"2d5", 2, false}, {"3d27", 3, true}, {"spmv", 0, false}, {"allgather", 0, false}};
+  bench::JsonLog log;
   if (rank == 0)
-    std::printf("%-7s %5s %6s %-9s %12s %24s %8s\n", "pattern", "ranks", "n", "transport", "us/iter",
+    std::printf("%-9s %5s %6s %-10s %12s %24s %8s\n", "pattern", "ranks", "n", "transport", "us/iter",
                 "[min..max]", "ratio");
   for (const Pattern &pat : patterns) {
-    const int n = pat.dim == 2 ? opt.n2 : opt.n3;
-    Halo h = make_halo(pat, n, rank, size);
-    stf_sf sfs[kNumTransports];
-    std::vector<double> times[kNumTransports];
-    for (int t = 0; t < kNumTransports; t++) {
+    const std::string pname = pat.name;
+    const bool allgather = pname == "allgather";
+    const int n = pat.dim == 2 ? opt.n2 : pat.dim == 3 ? opt.n3 : allgather ? opt.nag : 0;
+    Halo h = pat.dim ? make_halo(pat, n, rank, size) : allgather ? make_allgather(n) : make_spmv(opt.matrix);
+    // collective only where it has a pattern to serve
+    const int ntransports = allgather ? kNumTransports : kNumTransports - 1;
+    stf_sf sfs[kNumTransports] = {};
+    for (int t = 0; t < ntransports; t++) {
       CHECK_STF(stf_create(MPI_COMM_WORLD, &sfs[t]));
-      CHECK_STF(stf_set_type(sfs[t], kTransports[t]));
+      CHECK_STF(stf_set_sf_options(sfs[t], kTransports[t].options));
       CHECK_STF(stf_set_graph(sfs[t], h.nroots, static_cast<stf_int>(h.ilocal.size()), h.ilocal.data(),
                               STF_COPY_VALUES, h.iremote.data(), STF_COPY_VALUES));
       CHECK_STF(stf_setup(sfs[t]));
-      verify(sfs[t], h, rank, (std::string(pat.name) + " " + kTransports[t]).c_str());
+      verify(sfs[t], h, rank, (pname + " " + kTransports[t].name).c_str());
     }
     std::vector<double> roots(h.nroots, 1.0), ghosted(h.nghosted, 0.0), acc(h.nroots, 0.0);
-    for (int t = 0; t < kNumTransports; t++) time_round(sfs[t], std::max(1, opt.iters / 10), roots, ghosted, acc);
-    for (int r = 0; r < opt.rounds; r++)
-      for (int t = 0; t < kNumTransports; t++) times[t].push_back(time_round(sfs[t], opt.iters, roots, ghosted, acc));
-    double base = 0;
-    for (int t = 0; t < kNumTransports; t++) {
-      std::vector<double> v = times[t];
-      std::sort(v.begin(), v.end());
-      double med = v[v.size() / 2] * 1e6;
-      if (t == 0) base = med;
-      if (rank == 0) {
-        std::printf("%-7s %5d %6d %-9s %12.2f %11.2f..%-11.2f %8.2f\n", pat.name, size, n, kTransports[t], med,
-                    v.front() * 1e6, v.back() * 1e6, med / base);
-        if (json) {
-          std::fprintf(json,
-                       "%s  {\"benchmark\": \"transports\", \"pattern\": \"%s\", \"ranks\": %d, \"n\": %d, "
-                       "\"transport\": \"%s\", \"us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
-                       "\"ratio_to_basic\": %.4f}",
-                       first_record ? "" : ",\n", pat.name, size, n, kTransports[t], med, v.front() * 1e6,
-                       v.back() * 1e6, med / base);
-          first_record = false;
-        }
-      }
+    std::vector<std::function<void()>> calls;
+    for (int t = 0; t < ntransports; t++)
+      calls.push_back([&, t] {
+        CHECK_STF(stf_bcast(sfs[t], MPI_DOUBLE, roots.data(), ghosted.data(), MPI_REPLACE));
+        CHECK_STF(stf_reduce(sfs[t], MPI_DOUBLE, ghosted.data(), acc.data(), MPI_SUM));
+      });
+    for (auto &call : calls) bench::time_per_call(MPI_COMM_WORLD, std::max(1, opt.iters / 10), call);  // warm-up
+    std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, opt.rounds, opt.iters, calls);
+    for (int t = 0; t < ntransports; t++) {
+      const double ratio = st[t].us / st[0].us;
+      if (rank == 0)
+        std::printf("%-9s %5d %6d %-10s %12.2f %11.2f..%-11.2f %8.2f\n", pat.name, size, n, kTransports[t].name,
+                    st[t].us, st[t].min_us, st[t].max_us, ratio);
+      bench::Record rec;
+      rec.timing("transports", "starforest", n, size, st[t])
+          .str("pattern", pat.name)
+          .integer("n", n)
+          .str("transport", kTransports[t].name)
+          .str("memory", "host")
+          .num("ratio_to_basic", ratio);
+      if (pname == "spmv") rec.str("matrix", opt.matrix);
+      log.add(rec);
     }
-    for (stf_sf &sf : sfs) CHECK_STF(stf_destroy(&sf));
+    for (stf_sf &sf : sfs)
+      if (sf) CHECK_STF(stf_destroy(&sf));
   }
-  if (json) {
-    std::fprintf(json, "\n]\n");
-    std::fclose(json);
-  }
+  int rc = 0;
+  if (rank == 0 && !opt.json.empty() && !log.write(opt.json)) rc = 1;
   MPI_Finalize();
-  return 0;
+  return rc;
 }

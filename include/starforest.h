@@ -106,7 +106,19 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              per direction and operation on distributed-graph
  *              communicators built at set-up from the SF's peers (weights =
  *              message sizes); fetch-and-op returns, sent from end in any
- *              order, fall back to basic.
+ *              order, fall back to basic;
+ *   "window"   MPI-3 one-sided into the user's destination arrays (attached
+ *              to a dynamic window): MPI_Put / MPI_Accumulate with derived
+ *              datatypes, synchronised by "-stf_window_sync fence|lock|pscw"
+ *              (STF_WINDOW_SYNC). A begin waits until the ranks it writes to
+ *              (fence: all ranks) reach the same begin; with fence every
+ *              rank must call the SF's begins and ends in the same order.
+ *              Fetch-and-op and ops MPI_Accumulate cannot apply fall back
+ *              to basic;
+ *   "collective", "allgatherv", "allgather", "gatherv", "gather",
+ *   "alltoall"  for SFs with that collective shape (recognised at set-up):
+ *              one nonblocking collective on the user's arrays for
+ *              MPI_REPLACE; other ops, and SFs without the shape, basic.
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);
@@ -147,10 +159,10 @@ int stf_view(stf_sf sf, FILE *out);
 /* ---- operations ---------------------------------------------------------- *
  * begin returns a request; end completes it and sets it to NULL. Until end,
  * the buffers belong to starforest. Operations are collective: every rank
- * calls the begins of its operations on one SF in the same order (ends may
- * come in any order, except that the ends of several fetch-and-ops in flight
- * on one SF must come in the same order on every rank: a fetch-and-op end
- * answers its peers only when it is called). Blocking forms = begin + end.
+ * calls the begins of its operations on one SF in the same order; ends may
+ * come in any order (a fetch-and-op end first answers, oldest first, every
+ * fetch-and-op in flight on that SF whose old values this rank owes, so
+ * peers waiting in other ends are served). Blocking forms = begin + end.
  * An SF whose plan is not set up yet is set up by the first begin
  * (collective). */
 
@@ -204,7 +216,9 @@ int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *l
  * "emu", an emulated device that runs the device code paths on CPU threads
  * (its memory is host memory the backend registered; each stream is a
  * worker thread; kernels run on a small thread pool), for testing without a
- * GPU. Choose it with stf_device_select(), -stf_device or STF_DEVICE.
+ * GPU, or "cuda" (builds configured with CUDA: the calling thread's current
+ * CUDA device). Choose it with stf_device_select(), -stf_device or
+ * STF_DEVICE.
  *
  * Operations find out where their data lives by asking the device (answers
  * are cached); the _mem variants take it from the caller instead. Device
@@ -221,19 +235,21 @@ int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *l
  * on units of one builtin type, and MPI_SUM/PROD/MAX/MIN on integer and
  * floating types (not long double); other ops on device data are
  * STF_ERR_UNSUPPORTED. fetch-and-op works on device data for every unit and
- * op the host supports: it is staged through host copies (leaf data and
- * leafupdate over [minleaf, maxleaf] copied down in begin, root data in
- * end, results copied back in end) and waits in begin and end.
+ * op the host supports: it is staged through host copies (root data, leaf
+ * data and leafupdate over [minleaf, maxleaf] copied down in begin,
+ * results copied back in end) and waits in begin and end.
  * STF_DEVICE_CHECK_MPI=1 (debugging) checks every buffer handed to MPI for
  * device memory; see stf_stats. */
 
 typedef enum { STF_MEMTYPE_HOST = 0, STF_MEMTYPE_DEVICE = 1 } stf_memtype;
 
-/* Make "host" or "emu" the active device. STF_ERR_STATE while the active
- * device still has allocations (including pack buffers of SFs that moved
- * device data: destroy those SFs first). Not collective. */
+/* Make "host", "emu" or "cuda" the active device. STF_ERR_STATE while the
+ * active device still has allocations (including pack buffers and index
+ * copies of SFs that moved device data: destroy those SFs first).
+ * STF_ERR_UNSUPPORTED for "cuda" in a build without CUDA or where the CUDA
+ * runtime finds no GPU (the active device stays as it was). Not collective. */
 int stf_device_select(const char *name);
-/* Name of the active device ("host" or "emu"). */
+/* Name of the active device ("host", "emu" or "cuda"). */
 int stf_device_get_name(const char **name);
 /* Device memory of the active device (host memory on "host"). */
 int stf_device_malloc(size_t bytes, void **ptr);

@@ -77,6 +77,55 @@ int stf_csr_mult(stf_csr A, const double *x, double *y);
  * reduce (MPI_SUM) while the diagonal block is multiplied. Collective. */
 int stf_csr_mult_transpose(stf_csr A, const double *x, double *y);
 
+/* ---- distributed CSR on a device ------------------------------------------ *
+ * The matrix blocks copied to device memory of the active device (see
+ * "devices" in starforest.h), the products run as kernels
+ * (stf_device_launch), and the ghost entries travel over the ghost SF on
+ * device data. Vectors live in device memory and follow the library stream
+ * (stream model B): x is produced on it, y is ready on it after the call
+ * (stf_device_synchronize before reading y on the host). */
+
+/* Copy A's blocks to the active device and create its ghost buffer, second
+ * stream and events there. Once per matrix; freed by stf_csr_destroy. The
+ * host copy stays and stf_csr_mult keeps working. Not collective. */
+int stf_csr_to_device(stf_csr A);
+
+/* The three SpMV variants of the Summit report. Each overlaps the diagonal
+ * product with the ghost exchange; they differ in where the host waits. */
+typedef enum {
+  /* Split phase, stream model B: bcast begin waits for the library stream
+   * (x must be ready before MPI reads it), then the diagonal product is
+   * launched; end unpacks; the off-diagonal product follows on the stream. */
+  STF_CSR_MULT_SPLIT = 0,
+  /* Stream model C: begin packs without waiting, the diagonal product is
+   * launched at once behind the pack; end waits for the pack's event (not
+   * for the diagonal product), posts the sends and unpacks. */
+  STF_CSR_MULT_EVENT = 1,
+  /* Two streams: the diagonal product runs on A's second stream, which waits
+   * for x with an event and is launched before the exchange's begin (model
+   * B) waits for the library stream; the unpack and the off-diagonal
+   * product stay on the library stream, which joins the second stream with
+   * an event before adding the off-diagonal part. */
+  STF_CSR_MULT_TWO_STREAMS = 2
+} stf_csr_mult_variant;
+
+/* y = A x with x and y in device memory (nlocal entries each), after
+ * stf_csr_to_device. Sets the ghost SF's stream model for the variant.
+ * STF_ERR_STATE before stf_csr_to_device; STF_ERR_ARG for host vectors
+ * on a device other than "host". Collective. */
+int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_csr_mult_variant variant);
+
+/* Host waits of stf_csr_mult_device since stf_csr_to_device, measured as
+ * the ghost SF's device_stream_syncs + device_syncs (stf_get_stats) across
+ * the exchange's begin and across its end. The SpMV code itself never waits:
+ * it only enqueues kernels, events and the exchange. */
+typedef struct {
+  long long mults;
+  long long waits_in_begin;
+  long long waits_in_end;
+} stf_csr_sync_counts;
+int stf_csr_get_sync_counts(stf_csr A, stf_csr_sync_counts *counts);
+
 /* ---- conjugate gradient -------------------------------------------------- */
 
 typedef struct {
@@ -84,11 +133,41 @@ typedef struct {
   double residual_norm;  /* ||b - A x|| (recursive residual) at the end */
   int converged;         /* 1 if ||r|| <= rtol * ||b|| */
   long long host_syncs;  /* points where the host waited for a global result (allreduces) */
+  /* Device CGs (0 from stf_cg_solve): host_syncs counts every host wait
+   * (stream or event waits, blocking copies, blocking MPI calls) during the
+   * solve, set-up and final read included; of them: */
+  long long mult_syncs;      /* waits inside the SpMV's ghost exchange */
+  long long loop_syncs;      /* waits of the CG code itself inside its iterations */
 } stf_cg_result;
 
 /* Unpreconditioned CG for SPD A, starting from x (this rank's part), until
  * ||r|| <= rtol * ||b|| or maxit iterations. Collective. */
 int stf_cg_solve(stf_csr A, const double *b, double *x, double rtol, int maxit, stf_cg_result *result);
+
+/* The same CG on device vectors (b, x: nlocal entries in device memory,
+ * after stf_csr_to_device; SpMV by variant). Dot products are kernels; the
+ * host reads each local dot (a stream wait), sums it with a blocking
+ * MPI_Allreduce, computes the scalars and checks convergence: two stream
+ * waits and two allreduces per iteration. history (host, maxit + 1 entries,
+ * may be NULL) gets ||r|| before each iteration and at the end. x is ready
+ * on return. Collective. */
+int stf_cg_solve_device(stf_csr A, const double *b, double *x, double rtol, int maxit,
+                        stf_csr_mult_variant variant, double *history, stf_cg_result *result);
+
+/* CGAsync: exactly `iterations` CG iterations on device vectors in which the
+ * host never waits for a dot product or a scalar. Dot products, their global
+ * sums and the scalar updates (alpha, beta) are work on the library stream:
+ * the global sum is an MPI_Allreduce on device-resident scalars run by a
+ * one-item kernel (a stream-ordered reduction; emu memory is host memory so
+ * MPI reads it directly). Needs MPI_THREAD_MULTIPLE on a device other than
+ * "host" (STF_ERR_UNSUPPORTED otherwise): the reductions run on the device's
+ * threads. The only host waits inside an iteration are those of the SpMV's
+ * ghost exchange (result->mult_syncs). history as above (iterations + 1
+ * entries), copied once at the end; converged reports ||r|| <= rtol ||b||
+ * after the last iteration (no early exit). A non-SPD matrix (p^T A p <= 0
+ * with r != 0) is found at the end: STF_ERR_ARG. Collective. */
+int stf_cg_solve_async(stf_csr A, const double *b, double *x, double rtol, int iterations,
+                       stf_csr_mult_variant variant, double *history, stf_cg_result *result);
 
 
 /* ---- structured grids ---------------------------------------------------- *
@@ -157,7 +236,10 @@ int stf_vecscatter_destroy(stf_vecscatter *vs);
 int stf_vecscatter_get_sf(stf_vecscatter vs, stf_sf *sf);
 /* Forward: ghost[i] = (or +=) owned value of global[i]. Split phase; the
  * request is an ordinary starforest request. unit: MPI_DOUBLE, or any unit
- * of the same layout on both sides (several values per entry). */
+ * of the same layout on both sides (several values per entry). Either
+ * vector may be in device memory (see "devices" in starforest.h: units of
+ * one builtin type there; device results may still be in flight on the
+ * library stream after end, stf_device_synchronize before host reads). */
 int stf_vecscatter_forward_begin(stf_vecscatter vs, MPI_Datatype unit, const void *owned, void *ghost,
                                  stf_insert_mode mode, stf_request *req);
 int stf_vecscatter_forward_end(stf_vecscatter vs, stf_request *req);

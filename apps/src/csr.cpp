@@ -155,11 +155,12 @@ extern "C" int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partitio
 extern "C" int stf_csr_destroy(stf_csr *A) {
   if (!A) return fail(STF_ERR_NULL, "pointer to the matrix handle is NULL");
   if (!*A) return STF_SUCCESS;
-  int rc = (*A)->ghost_sf ? stf_destroy(&(*A)->ghost_sf) : STF_SUCCESS;
+  const int rc_dev = release_device(*A);
+  const int rc_sf = (*A)->ghost_sf ? core(stf_destroy(&(*A)->ghost_sf), "destroying the ghost SF") : STF_SUCCESS;
   if ((*A)->comm != MPI_COMM_NULL) MPI_Comm_free(&(*A)->comm);
   delete *A;
   *A = nullptr;
-  return core(rc, "destroying the ghost SF");
+  return rc_dev ? rc_dev : rc_sf;
 }
 
 extern "C" int stf_csr_get_info(stf_csr A, int64_t *nglobal, stf_int *nlocal, int64_t *first_row, stf_int *nghost,

@@ -10,6 +10,9 @@ struct CsrBlock {
   std::vector<stf_int> rowptr, col;
   std::vector<double> val;
 };
+struct CsrDevice;  // the device copy (csr_device.cpp)
+// Free the device copy, after the device finished with it.
+int release_device(stf_csr A);
 }  // namespace stf_apps
 
 struct stf_csr_s {
@@ -20,4 +23,5 @@ struct stf_csr_s {
   stf_apps::CsrBlock diag, off;     // off's columns index ghost entries
   stf_sf ghost_sf = nullptr;
   std::vector<double> ghost, ghost_t, work;  // ghost values, transposed contributions, scratch
+  stf_apps::CsrDevice *dev = nullptr;         // after stf_csr_to_device
 };

@@ -19,9 +19,14 @@ struct OptionSpec {
 };
 
 const OptionSpec specs[] = {
-    {"stf_type", "STF_TYPE", "basic|neighbor",
-     "transport that moves messages: persistent point-to-point, or MPI-3 neighbourhood collectives on "
-     "distributed-graph communicators (default basic)"},
+    {"stf_type", "STF_TYPE", "basic|neighbor|window|collective|allgatherv|allgather|gatherv|gather|alltoall",
+     "transport that moves messages: persistent point-to-point, MPI-3 neighbourhood collectives on "
+     "distributed-graph communicators, MPI-3 one-sided windows (see -stf_window_sync), or a collective for SFs "
+     "with that pattern ('collective': the one that fits; other SFs and operations fall back to basic) "
+     "(default basic)"},
+    {"stf_window_sync", "STF_WINDOW_SYNC", "fence|lock|pscw",
+     "synchronisation of the window transport: MPI_Win_fence, passive-target lock_all + flush, or "
+     "post-start-complete-wait (default fence)"},
     {"stf_twosided", "STF_TWOSIDED", "nbx|allreduce",
      "two-sided discovery at set-up: NBX (Issend + Ibarrier) or allreduce of counts (default nbx)"},
     {"stf_validate", "STF_VALIDATE", "0|1",
@@ -29,9 +34,9 @@ const OptionSpec specs[] = {
     {"stf_pack_opt", "STF_PACK_OPT", "0|1",
      "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, "
      "memcpy or nothing for the self part; 0 packs every index list as an array (default 1)"},
-    {"stf_device", "STF_DEVICE", "host|emu",
+    {"stf_device", "STF_DEVICE", "host|emu|cuda",
      "device backend, process-wide, taken when a device is first needed (stf_device_select overrides): "
-     "none, or the emulated device that runs device code paths on CPU threads (default host)"},
+     "none, the emulated device that runs device code paths on CPU threads, or a CUDA GPU (default host)"},
     {"stf_stream_model", "STF_STREAM_MODEL", "A|B|C",
      "device synchronisation per operation on device data: A = data comes from an unknown stream "
      "(synchronise the device before packing, the library stream after unpacking); B = data is on the "
@@ -51,11 +56,21 @@ int parse_bool(const char *name, const std::string &v, bool *out) {
   return set_error(STF_ERR_OPTION, "-%s expects 0 or 1, got '%s'", name, v.c_str());
 }
 
+const char *const transports[] = {"basic",      "neighbor", "window",  "collective", "allgatherv",
+                                  "allgather", "gatherv",  "gather",  "alltoall"};
+
 int set_one(const std::string &name, const std::string &value, Options *o) {
   if (name == "stf_type") {
-    if (value != "basic" && value != "neighbor")
-      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: basic, neighbor)", value.c_str());
+    bool known = false;
+    for (const char *t : transports) known |= value == t;
+    if (!known)
+      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: %s)", value.c_str(), transport_names());
     o->type = value;
+  } else if (name == "stf_window_sync") {
+    if (value == "fence") o->window_sync = WindowSync::fence;
+    else if (value == "lock") o->window_sync = WindowSync::lock;
+    else if (value == "pscw") o->window_sync = WindowSync::pscw;
+    else return set_error(STF_ERR_OPTION, "-stf_window_sync '%s' unknown (fence|lock|pscw)", value.c_str());
   } else if (name == "stf_twosided") {
     if (value == "nbx") o->twosided = TwoSided::nbx;
     else if (value == "allreduce") o->twosided = TwoSided::allreduce;
@@ -65,8 +80,8 @@ int set_one(const std::string &name, const std::string &value, Options *o) {
   } else if (name == "stf_pack_opt") {
     return parse_bool("stf_pack_opt", value, &o->pack_opt);
   } else if (name == "stf_device") {
-    if (value != "host" && value != "emu")
-      return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: host, emu)", value.c_str());
+    if (value != "host" && value != "emu" && value != "cuda")
+      return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: host, emu, cuda)", value.c_str());
     o->device = value;
   } else if (name == "stf_stream_model") {
     if (value == "A") o->stream_model = STF_STREAM_MODEL_A;
@@ -133,6 +148,19 @@ const char *stream_model_name(stf_stream_model m) {
 
 const char *device_aware_name(DeviceAware a) {
   return a == DeviceAware::autodetect ? "auto" : a == DeviceAware::on ? "1" : "0";
+}
+
+const char *window_sync_name(WindowSync w) {
+  return w == WindowSync::fence ? "fence" : w == WindowSync::lock ? "lock" : "pscw";
+}
+
+const char *transport_names() {
+  static const std::string names = [] {
+    std::string s;
+    for (const char *t : transports) s += (s.empty() ? "" : ", ") + std::string(t);
+    return s;
+  }();
+  return names.c_str();
 }
 
 }  // namespace stf

@@ -11,9 +11,11 @@ enum class TwoSided { nbx, allreduce };
 // Who may pass device memory to MPI: ask the device, never (stage through
 // pinned host buffers), always.
 enum class DeviceAware { autodetect, off, on };
+enum class WindowSync { fence, lock, pscw };
 
 struct Options {
   std::string type = "basic";         // transport
+  WindowSync window_sync = WindowSync::fence;  // synchronisation of the window transport
   TwoSided twosided = TwoSided::nbx;  // discovery algorithm at set-up
   bool validate = false;              // collective root-offset check at set-up
   bool pack_opt = true;               // index analysis (contiguous/strided, no-copy paths)
@@ -33,5 +35,8 @@ int set_type(const char *type, Options *opts);
 const char *twosided_name(TwoSided t);
 const char *stream_model_name(stf_stream_model m);  // "A", "B" or "C"
 const char *device_aware_name(DeviceAware a);
+const char *window_sync_name(WindowSync w);
+// The transport names -stf_type accepts, comma separated (for messages and help).
+const char *transport_names();
 
 }  // namespace stf

@@ -2,8 +2,9 @@
 // way the ops layer sees a GPU. Backends: "host" (plain memory, every call
 // completes at once) and "emu" (emu.cpp: an emulated device whose memory is
 // registered host memory, whose streams are worker threads and whose
-// kernels run on a thread pool, so ordering bugs and data races are real).
-// A CUDA backend is meant to implement the same class (not written yet).
+// kernels run on a thread pool, so ordering bugs and data races are real)
+// and "cuda" (cuda/cuda_device.cpp: the CUDA runtime, built when CMake
+// finds CUDA).
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,8 @@
 #include "starforest.h"
 
 namespace stf {
+
+struct DeviceKernelTable;
 
 // Opaque handles owned by the backend that made them.
 using Stream = void *;
@@ -90,6 +93,9 @@ class Device {
     counters.kernel_launches++;
     launch_task(s, n, std::move(task));
   }
+  // The pack/unpack/scatter kernels of this backend (device_kernels.h); by
+  // default the functors run through launch().
+  virtual const DeviceKernelTable &kernel_table() const;
 
   virtual int event_create(Event *e) = 0;
   virtual void event_destroy(Event e) = 0;
@@ -119,6 +125,9 @@ class Device {
 
 std::unique_ptr<Device> make_host_device();
 std::unique_ptr<Device> make_emu_device();
+// STF_ERR_UNSUPPORTED when this build has no CUDA or the runtime finds no
+// device.
+int make_cuda_device(std::unique_ptr<Device> *out);
 
 // The process-wide active device: chosen by stf_device_select(), else on
 // first use from -stf_device / STF_DEVICE (default "host").

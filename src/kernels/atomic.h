@@ -1,24 +1,55 @@
 // The one way kernels write shared memory atomically: acc = acc op in as a
 // compare-and-swap loop. Only kernels run by a parallel executor over a
 // destination list with duplicates use it (see needs_atomics); serial code
-// never pays for it. A CUDA backend adds its device branch here, so the
-// functors stay unchanged.
+// never pays for it. The functors call atomic_apply alike on host and CUDA
+// device; only the compare-and-swap differs.
 #pragma once
 
 #include "kernels/portability.h"
 
 namespace stf {
 
-// Any trivially copyable T: the GCC builtins fall back to libatomic for
-// sizes without a lock-free instruction (16-byte complex, long double).
+#ifdef __CUDACC__
+// CUDA has compare-and-swap on 32- and 64-bit words: an element of 1, 2 or
+// 4 bytes is swapped as the aligned 32-bit word holding it (the other bytes
+// are written back unchanged, or the swap retries), 8 bytes as itself.
+template <class W, class Op, class T>
+__device__ void cas_apply(W *word, unsigned offset, const T &in) {
+  W seen = *word, expected;
+  do {
+    expected = seen;
+    T value;
+    memcpy(&value, reinterpret_cast<const char *>(&expected) + offset, sizeof(T));
+    Op::apply(value, in);
+    W next = expected;
+    memcpy(reinterpret_cast<char *>(&next) + offset, &value, sizeof(T));
+    seen = atomicCAS(word, expected, next);
+  } while (seen != expected);
+}
+#endif
+
+// On the host any trivially copyable T: the GCC builtins fall back to
+// libatomic for sizes without a lock-free instruction (16-byte complex,
+// long double).
 template <class Op, class T>
 STF_HOST_DEVICE void atomic_apply(T &acc, const T &in) {
+#ifdef __CUDA_ARCH__
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                "device atomics need an element of 1, 2, 4 or 8 bytes");
+  if constexpr (sizeof(T) == 8) {
+    cas_apply<unsigned long long, Op>(reinterpret_cast<unsigned long long *>(&acc), 0, in);
+  } else {
+    const auto at = reinterpret_cast<unsigned long long>(&acc);
+    cas_apply<unsigned, Op>(reinterpret_cast<unsigned *>(at & ~3ull), static_cast<unsigned>(at & 3), in);
+  }
+#else
   T old, next;
   __atomic_load(&acc, &old, __ATOMIC_RELAXED);
   do {
     next = old;
     Op::apply(next, in);
   } while (!__atomic_compare_exchange(&acc, &old, &next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+#endif
 }
 
 }  // namespace stf

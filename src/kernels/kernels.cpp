@@ -159,11 +159,35 @@ void unpack_units(stf_int bs, const IndexList &l, const void *buf, void *data) {
   });
 }
 
+// A strided source whose rows line up with the destination's (a contiguous
+// destination, or a box with rows of the same length: a grid's
+// local-to-global) goes row by row, each row pair a contiguous unpack that
+// vectorises, instead of stepping a cursor per unit. Short rows keep the
+// cursor: the per-row dispatch would cost more than it saves.
+constexpr stf_int min_row_elements = 8;
+bool rows_line_up(stf_int bs, const IndexList &s, const IndexList &d) {
+  return s.kind == IndexKind::strided && static_cast<std::int64_t>(s.dx) * bs >= min_row_elements &&
+         (d.kind == IndexKind::contiguous || (d.kind == IndexKind::strided && d.dx == s.dx));
+}
+// First unit of row r of a contiguous or strided list cut into rows of dx units.
+std::int64_t row_start(const IndexList &l, stf_int dx, stf_int r) {
+  if (l.kind == IndexKind::contiguous) return l.start + static_cast<std::int64_t>(r) * dx;
+  return l.start + static_cast<std::int64_t>(l.X) * l.Y * (r / l.dy) + static_cast<std::int64_t>(l.X) * (r % l.dy);
+}
+template <class T, class Op>
+void scatter_rows(stf_int bs, const IndexList &s, const void *src, const IndexList &d, void *dst) {
+  const stf_int rows = s.n / s.dx;
+  for (stf_int r = 0; r < rows; ++r)
+    unpack_units<T, Op>(bs, IndexList::range(static_cast<stf_int>(row_start(d, s.dx, r)), s.dx),
+                        static_cast<const T *>(src) + first(static_cast<stf_int>(row_start(s, s.dx, r)), bs), dst);
+}
+
 // A contiguous source is a buffer already: the unpack kernel does it.
 template <class T, class Op>
 void scatter_units(stf_int bs, const IndexList &s, const void *src, const IndexList &d, void *dst) {
   if (s.kind == IndexKind::contiguous)
     return unpack_units<T, Op>(bs, d, static_cast<const T *>(src) + first(s.start, bs), dst);
+  if (rows_line_up(bs, s, d)) return scatter_rows<T, Op>(bs, s, src, d, dst);
   with_block(bs, [&](auto b) {
     with_pattern(d, [&](auto pd) {
       const ScatterFn<T, Op, decltype(b)::value, AnyPattern, decltype(pd)> f{

@@ -25,7 +25,7 @@ int resolve_memory(const OpArgs &a, stf_request r) {
   // Fetch-and-op on device data runs the host kernels on staged copies.
   if (a.kind == OpKind::fetch_and_op) return STF_SUCCESS;
   if (r->src_mem == STF_MEMTYPE_HOST && r->dst_mem == STF_MEMTYPE_HOST) return STF_SUCCESS;
-  return get_device_kernels(*r->unit, a.op, &r->dkernels);
+  return get_device_kernels(*r->device, *r->unit, a.op, &r->dkernels);
 }
 
 int begin_kind(stf_request r) {

@@ -38,6 +38,10 @@ bool staged_path(stf_request r) {
 
 // Host waits and transfers, counted on the SF the user called.
 void count_launch(stf_request r) { r->owner->stats.device_kernel_launches++; }
+// l as device kernels read it: its array copied to the device (once per plan).
+int on_device(stf_request r, const IndexList &l, IndexList *out) {
+  return r->sf->plan->device_indices.get(*r->device, l, out);
+}
 void stream_sync(stf_request r) {
   r->device->stream_synchronize(r->device->library_stream());
   r->owner->stats.device_stream_syncs++;
@@ -176,7 +180,9 @@ int prepare_device_send(stf_request r, const Flow &f, bool *enqueued) {
   for (int k = 0; k < f.from.count(); k++) any_packed |= !direct_ok(u, f.from_lists[k]);
   *enqueued = false;
   if (any_packed) {
-    const IndexList all = IndexList::array(f.from.idx.data(), static_cast<stf_int>(f.from.idx.size()), false);
+    IndexList all;
+    const stf_int n = static_cast<stf_int>(f.from.idx.size());
+    STF_CHECK(on_device(r, IndexList::array(f.from.idx.data(), n, false), &all));
     STF_CHECK(r->dev_send.reserve(&dev, bytes));
     r->dkernels->pack(dev, dev.library_stream(), u, all, r->src, r->dev_send.data());
     count_launch(r);
@@ -222,13 +228,17 @@ int device_self_part(stf_request r, const Flow &f) {
   r->owner->stats.scatter_calls++;
   const bool atomic = needs_atomics(to, true);
   const std::size_t bytes = static_cast<std::size_t>(from.n) * u.packed_bytes;
+  IndexList dfrom, dto;  // the same lists, read by the device
   if (is_dev(r->src_mem) && is_dev(r->dst_mem)) {
-    r->dkernels->scatter(dev, s, u, from, r->src, to, r->dst, atomic);
+    STF_CHECK(on_device(r, from, &dfrom));
+    STF_CHECK(on_device(r, to, &dto));
+    r->dkernels->scatter(dev, s, u, dfrom, r->src, dto, r->dst, atomic);
     count_launch(r);
   } else if (is_dev(r->src_mem)) {
     STF_CHECK(r->dev_self.reserve(&dev, bytes));
     grow(&r->selfbuf, bytes);
-    r->dkernels->pack(dev, s, u, from, r->src, r->dev_self.data());
+    STF_CHECK(on_device(r, from, &dfrom));
+    r->dkernels->pack(dev, s, u, dfrom, r->src, r->dev_self.data());
     count_launch(r);
     copy_async(r, r->selfbuf.data(), r->dev_self.data(), bytes, CopyKind::d2h);
     r->self_to_host = true;
@@ -237,7 +247,8 @@ int device_self_part(stf_request r, const Flow &f) {
     grow(&r->selfbuf, bytes);
     r->kernels->pack(u, from, r->src, r->selfbuf.data());
     copy_async(r, r->dev_self.data(), r->selfbuf.data(), bytes, CopyKind::h2d);
-    r->dkernels->unpack(dev, s, u, to, r->dev_self.data(), r->dst, atomic);
+    STF_CHECK(on_device(r, to, &dto));
+    r->dkernels->unpack(dev, s, u, dto, r->dev_self.data(), r->dst, atomic);
     count_launch(r);
   }
   return STF_SUCCESS;
@@ -248,12 +259,12 @@ int device_self_part(stf_request r, const Flow &f) {
 // none landed in user memory (atomics if a slot appears twice across them);
 // else one per buffered message. Staged REPLACE messages on contiguous slots
 // are copied straight into user memory instead, when all of them are.
-void unpack_into_device(stf_request r, const Flow &f) {
+int unpack_into_device(stf_request r, const Flow &f) {
   Device &dev = *r->device;
   const Stream s = dev.library_stream();
   const Unit &u = *r->unit;
   const std::size_t pb = u.packed_bytes;
-  if (f.to.idx.empty()) return;
+  if (f.to.idx.empty()) return STF_SUCCESS;
   const char *buf = r->dev_recv.data();
   if (r->staged) {
     bool all_copies = r->op == MPI_REPLACE;
@@ -263,7 +274,7 @@ void unpack_into_device(stf_request r, const Flow &f) {
       for (int k = 0; k < f.to.count(); k++)
         copy_async(r, at(r->dst, f.to_lists[k].start, u.extent), r->stage_recv.data() + f.to.offset[k] * pb,
                    static_cast<std::size_t>(f.to.size(k)) * pb, CopyKind::h2d);
-      return;
+      return STF_SUCCESS;
     }
     copy_async(r, r->dev_recv.data(), r->stage_recv.data(), f.to.idx.size() * pb, CopyKind::h2d);
     buf = r->dev_recv.data();
@@ -272,19 +283,22 @@ void unpack_into_device(stf_request r, const Flow &f) {
   for (int k = 0; k < f.to.count(); k++) any_direct |= r->recv_direct[k] != 0;
   if (!any_direct) {
     const bool dups = side_has_duplicates(*r->sf->plan, f.to);
-    const IndexList all = IndexList::array(f.to.idx.data(), static_cast<stf_int>(f.to.idx.size()), dups);
+    IndexList all;
+    STF_CHECK(on_device(r, IndexList::array(f.to.idx.data(), static_cast<stf_int>(f.to.idx.size()), dups), &all));
     r->dkernels->unpack(dev, s, u, all, buf, r->dst, needs_atomics(all, true));
     count_launch(r);
     count_unpack(r, all);
-    return;
+    return STF_SUCCESS;
   }
   for (int k = 0; k < f.to.count(); k++)
     if (!r->recv_direct[k]) {
-      r->dkernels->unpack(dev, s, u, f.to_lists[k], buf + f.to.offset[k] * pb, r->dst,
-                          needs_atomics(f.to_lists[k], true));
+      IndexList list;
+      STF_CHECK(on_device(r, f.to_lists[k], &list));
+      r->dkernels->unpack(dev, s, u, list, buf + f.to.offset[k] * pb, r->dst, needs_atomics(list, true));
       count_launch(r);
       count_unpack(r, f.to_lists[k]);
     }
+  return STF_SUCCESS;
 }
 
 }  // namespace
@@ -351,7 +365,7 @@ int device_end(stf_request r, Direction d) {
   Device &dev = *r->device;
   STF_CHECK(post_deferred_sends(r->sf, r));
   STF_CHECK(r->sf->transport->wait_recv(f.channel));
-  if (is_dev(r->dst_mem)) unpack_into_device(r, f);
+  if (is_dev(r->dst_mem)) STF_CHECK(unpack_into_device(r, f));
   else unpack_received(r, f.to, f.to_lists, f.recv_buf, r->dst);
   if (r->self_to_host) {
     stream_sync(r);  // the d2h copy of the self part's sources
@@ -370,9 +384,12 @@ int device_end(stf_request r, Direction d) {
 
 // ---- fetch-and-op ------------------------------------------------------------
 // Staged on every path: the host kernels run on pinned host copies of the
-// device arrays (leaf data and leafupdate over [minleaf, maxleaf] in begin,
-// root data in end), and the results are copied back in end. The host
-// waits in begin and end under every model (model A adds its device sync).
+// device arrays (leaf data and leafupdate over [minleaf, maxleaf], and the
+// root data), made in begin: another rank's end may make this rank serve
+// the root side of this operation before its own end (ops/exchange.cpp).
+// The results are copied back in end. The host waits in begin and end
+// under every model (model A adds its device sync). Two fetch-and-ops in
+// flight on the same device root data would each work on their own copy.
 
 namespace {
 
@@ -409,6 +426,12 @@ int device_fetch_begin(stf_request r) {
     r->update = base;
     copied = true;
   }
+  if (is_dev(r->dst_mem) && sf->nroots > 0) {
+    void *base = nullptr;
+    STF_CHECK(stage_down(r, r->stage_recv, r->dst, 0, sf->nroots, &base));
+    r->dst = base;
+    copied = true;
+  }
   if (copied) stream_sync(r);
   return fetch_begin_host(r);
 }
@@ -416,12 +439,6 @@ int device_fetch_begin(stf_request r) {
 int device_fetch_end(stf_request r) {
   stf_sf sf = r->sf;
   const std::size_t ext = r->unit->extent;
-  if (is_dev(r->dst_mem) && sf->nroots > 0) {
-    void *base = nullptr;
-    STF_CHECK(stage_down(r, r->stage_recv, r->dst, 0, sf->nroots, &base));
-    r->dst = base;
-    stream_sync(r);
-  }
   STF_CHECK(fetch_end_host(r));
   if (r->dst != r->user_dst)
     copy_async(r, r->user_dst, r->dst, static_cast<std::size_t>(sf->nroots) * ext, CopyKind::h2d);

@@ -151,6 +151,15 @@ int one_way_begin(stf_request r, Direction d) {
   if (r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE) return device_begin(r, d);
   Flow f = flow(r, d);
   Transport &t = *r->sf->transport;
+  if (t.takes_whole(d, *r->unit, r->op)) {
+    // The transport applies the op to user memory itself. The self part goes
+    // first: remote accumulates into dst may start once begin_whole runs.
+    if (!t.whole_does_self()) self_part(r, f.self_from, f.self_to);
+    STF_CHECK(post_deferred_sends(r->sf, nullptr));  // model C sends of earlier begins go first
+    STF_CHECK(t.begin_whole(f.channel, d, WholeOp{*r->unit, r->op, r->src, r->dst}));
+    count_messages(r, f.from, f.to);
+    return STF_SUCCESS;
+  }
   const std::size_t pb = r->unit->packed_bytes;
   prepare_recv(r, f.to, f.to_lists, f.to_direct, r->op == MPI_REPLACE, r->dst, &f.recv_buf);
   STF_CHECK(t.post_recv(f.channel, d, f.tag, pb, r->recv_ptrs.data()));
@@ -165,6 +174,7 @@ int one_way_begin(stf_request r, Direction d) {
 int one_way_end(stf_request r, Direction d) {
   if (r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE) return device_end(r, d);
   Flow f = flow(r, d);
+  if (f.channel.whole) return r->sf->transport->end_whole(f.channel, d);
   STF_CHECK(r->sf->transport->wait_recv(f.channel));
   unpack_received(r, f.to, f.to_lists, f.recv_buf, r->dst);
   return r->sf->transport->wait_send(f.channel);
@@ -190,7 +200,9 @@ int fetch_begin_host(stf_request r) {
   const Plan &p = *sf->plan;
   Transport &t = *sf->transport;
   const std::size_t pb = r->unit->packed_bytes;
-  r->fetch_tag = tag_fetch_first + static_cast<int>(sf->fetch_sequence++ % tag_fetch_count);
+  r->fetch_seq = sf->fetch_sequence++;
+  r->fetch_tag = tag_fetch_first + static_cast<int>(r->fetch_seq % tag_fetch_count);
+  r->root_served = false;
 
   grow(&r->rootbuf, p.root.idx.size() * pb);
   r->recv_ptrs.resize(p.root.count());
@@ -207,7 +219,12 @@ int fetch_begin_host(stf_request r) {
   return t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data());
 }
 
-int fetch_end_host(stf_request r) {
+namespace {
+
+// The root side of one fetch-and-op: wait for the contributions, apply them
+// in (leaf rank, leaf slot) order keeping each old value, send the old
+// values back.
+int serve_root(stf_request r) {
   stf_sf sf = r->sf;
   const Plan &p = *sf->plan;
   Transport &t = *sf->transport;
@@ -236,6 +253,36 @@ int fetch_end_host(stf_request r) {
   for (int k = 0; k < p.root.count(); k++) r->send_ptrs[k] = at(r->rootbuf.data(), p.root.offset[k], pb);
   STF_CHECK(t.post_send(r->to_leaf, Direction::root_to_leaf, r->fetch_tag, pb, r->send_ptrs.data()));
   count_messages(r, p.root, p.leaf);
+  r->root_served = true;
+  return STF_SUCCESS;
+}
+
+// Serve the root side of every fetch-and-op in flight on sf, oldest begin
+// first. Another rank may be waiting in the end of any of them for old
+// values from this rank, whatever order this rank ends them in; serving
+// them all here (no later than their own ends would) is what lets ends come
+// in any order. Oldest first: a rank that has not begun a younger one can
+// only be waiting for older ones.
+int serve_pending_roots(stf_sf sf) {
+  for (;;) {
+    stf_request oldest = nullptr;
+    for (stf_request q : sf->pool)
+      if (q->busy && q->kind == OpKind::fetch_and_op && q->sf == sf && !q->root_served &&
+          (!oldest || q->fetch_seq < oldest->fetch_seq))
+        oldest = q;
+    if (!oldest) return STF_SUCCESS;
+    STF_CHECK(serve_root(oldest));
+  }
+}
+
+}  // namespace
+
+int fetch_end_host(stf_request r) {
+  const Plan &p = *r->sf->plan;
+  Transport &t = *r->sf->transport;
+  const Unit &u = *r->unit;
+  const std::size_t pb = u.packed_bytes;
+  STF_CHECK(serve_pending_roots(r->sf));
   STF_CHECK(t.wait_recv(r->to_leaf));
   for (int k = 0; k < p.leaf.count(); k++)
     if (!r->recv_direct[k]) {

@@ -33,6 +33,8 @@ struct stf_request_s {
   void *dst = nullptr;        // bcast: leafdata; reduce/fetch: rootdata
   void *update = nullptr;     // fetch: leafupdate
   int fetch_tag = 0;
+  unsigned long long fetch_seq = 0;  // fetch: position in this SF's begin order
+  bool root_served = false;          // fetch: contributions applied, old values sent back
 
   // Device path (ops/device_exchange.cpp): where the data lives, the device
   // kernels, device pack buffers, pinned staging buffers (staged path), and

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "device/device_indices.h"
 #include "graph/discovery.h"
 #include "kernels/kernels.h"
 
@@ -34,6 +35,8 @@ struct Plan {
   // slot twice: one device unpack over all of them then needs atomics.
   // -1: not known yet (computed on first use by the device path).
   signed char device_dups[2] = {-1, -1};
+  // Device copies of the index arrays above, made on first device use.
+  DeviceIndexCache device_indices;
 };
 
 // Collective: discover the reverse direction and build the plan.

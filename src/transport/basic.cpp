@@ -86,7 +86,8 @@ int create_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *ou
     return STF_SUCCESS;
   }
   if (sf->opts.type == "neighbor") return make_neighbor_transport(sf, plan, out);
-  return set_error(STF_ERR_OPTION, "transport '%s' is not available", sf->opts.type.c_str());
+  if (sf->opts.type == "window") return make_window_transport(sf, plan, out);
+  return make_collective_transport(sf, plan, out);  // the collective names, or an error
 }
 
 }  // namespace stf

@@ -12,6 +12,7 @@
 namespace stf {
 
 struct Plan;
+struct Unit;
 
 enum class Direction { root_to_leaf, leaf_to_root };
 
@@ -29,6 +30,16 @@ struct ChannelExtra {
   virtual ~ChannelExtra() = default;
 };
 
+// A bcast or reduce handed to a transport whole: user buffers and op, which
+// the transport applies itself (one-sided accumulates, collectives on user
+// memory) instead of moving packed buffers for the ops layer to unpack.
+struct WholeOp {
+  const Unit &unit;
+  MPI_Op op;
+  const void *src;  // bcast: roots; reduce: leaves
+  void *dst;        // bcast: leaves; reduce: roots
+};
+
 // What a transport keeps for one direction of one in-flight operation slot
 // between posting and waiting. Slots are reused, so transports may cache
 // per-peer state (persistent requests) here.
@@ -42,6 +53,7 @@ struct Channel {
   std::vector<Cached> sends, recvs;  // one per peer of the sending/receiving side
   std::vector<MPI_Request> active_sends, active_recvs;
   std::unique_ptr<ChannelExtra> extra;  // created by transports that need more
+  bool whole = false;                   // the operation in flight went through begin_whole
   Channel() = default;
   Channel(const Channel &) = delete;
   Channel &operator=(const Channel &) = delete;
@@ -60,6 +72,15 @@ class Transport {
   virtual int post_send(Channel &c, Direction d, int tag, std::size_t unit_bytes, const void *const *send) = 0;
   virtual int wait_recv(Channel &c) = 0;
   virtual int wait_send(Channel &c) = 0;
+
+  // Whole operations (optional). takes_whole must give the same answer on
+  // every rank for the same call (it may depend on the direction, unit, op
+  // and on facts agreed at set-up, never on this rank's buffers).
+  virtual bool takes_whole(Direction, const Unit &, MPI_Op) const { return false; }
+  // Whether begin_whole also does the self part (else the ops layer does it first).
+  virtual bool whole_does_self() const { return false; }
+  virtual int begin_whole(Channel &, Direction, const WholeOp &) { return STF_ERR_INTERNAL; }
+  virtual int end_whole(Channel &, Direction) { return STF_ERR_INTERNAL; }
 };
 
 // The transport named by sf->opts.type, bound to the SF's communicator and plan.
@@ -67,8 +88,13 @@ class Transport {
 int create_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
 
 // One per file: basic.cpp (persistent point-to-point), neighbor.cpp
-// (neighbourhood collectives on distributed-graph communicators).
+// (neighbourhood collectives on distributed-graph communicators), window.cpp,
+// collective.cpp.
 std::unique_ptr<Transport> make_basic_transport(MPI_Comm comm, const Plan &plan);
 int make_neighbor_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
+// window.cpp: MPI-3 one-sided (sf->opts.window_sync: fence, lock, pscw).
+int make_window_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
+// collective.cpp: allgather(v), gather(v), alltoall, or "collective" (the one that fits).
+int make_collective_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
 
 }  // namespace stf

@@ -104,6 +104,30 @@ void bcast_during_fetch(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, co
     ck.check(deg[r] == g.degree(me, r), "degree[%d] = %d, expected %d", r, deg[r], g.degree(me, r));
 }
 
+// Three fetch-and-ops in flight on one SF, on separate buffers, ended in an
+// order that differs between ranks (rotated by rank). Before the ends served
+// each other's root sides this hung.
+void fetches_ended_in_rank_order(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+                                 std::uint64_t key) {
+  const int n = 3;
+  ctx(ck, "fetch_and_ops ended in a rank-dependent order");
+  std::vector<Buffer> root, leaf, upd, want_root, want_upd;  // Buffer has no default constructor
+  stf_request q[n] = {};
+  for (int i = 0; i < n; ++i) {
+    const DataGen d{&g, &ui, MPI_SUM, hash_key(key, i)};
+    root.push_back(d.root_buffer(me)), leaf.push_back(d.leaf_buffer(me)), upd.push_back(d.blank_leaf_buffer(me, 3));
+    want_root.push_back(root[i]), want_upd.push_back(upd[i]);
+    expect_fetch(d, me, 3, &want_root[i], &want_upd[i]);
+    ck.code(stf_fetch_and_op_begin(sf, ui.type, root[i].data(), leaf[i].data(), upd[i].data(), MPI_SUM, &q[i]),
+            STF_SUCCESS, "fetch_and_op_begin");
+  }
+  for (int k = 0; k < n; ++k) ck.code(stf_fetch_and_op_end(sf, &q[(k + me) % n]), STF_SUCCESS, "fetch_and_op_end");
+  for (int i = 0; i < n; ++i) {
+    compare_buffers(ck, ui, "fetch rootdata", root[i], want_root[i], root_mask(g, me));
+    compare_buffers(ck, ui, "fetch leafupdate", upd[i], want_upd[i], leaf_mask(g, me));
+  }
+}
+
 // Six bcasts in flight, ended in reverse order.
 void many_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
                     std::uint64_t key) {
@@ -278,6 +302,7 @@ int main(int argc, char **argv) {
       mixed_in_flight(ck, sf, g, me, ui, ud, hash_key(key, 1));
       shared_root_two_units(ck, sf, g, me, ui, upair, hash_key(key, 2));
       bcast_during_fetch(ck, sf, g, me, ui, hash_key(key, 3));
+      fetches_ended_in_rank_order(ck, sf, g, me, ui, hash_key(key, 9));
       many_in_flight(ck, sf, g, me, ui, hash_key(key, 4));
       request_errors(ck, sf, other, g, me, ui, hash_key(key, 5));
       two_sfs(ck, sf, other, g, me, ui, hash_key(key, 7));

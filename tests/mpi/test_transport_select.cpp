@@ -36,7 +36,9 @@ void ring(Checker &ck, stf_sf sf, int me, int size) {
   ck.code(stf_set_graph(sf, 1, 2, nullptr, STF_COPY_VALUES, remote, STF_COPY_VALUES), STF_SUCCESS, "stf_set_graph");
 }
 
-void move_data(Checker &ck, stf_sf sf, int me, int size) {
+// crossing: also the fetch-and-op end / bcast begin swap below, which the
+// window transport does not allow (its begins wait for their peers' begins).
+void move_data(Checker &ck, stf_sf sf, int me, int size, bool crossing) {
   const int next = (me + 1) % size;
   double root = 10.0 + me, leaves[2] = {0, 0};
   ck.code(stf_bcast(sf, MPI_DOUBLE, &root, leaves, MPI_REPLACE), STF_SUCCESS, "stf_bcast");
@@ -56,6 +58,7 @@ void move_data(Checker &ck, stf_sf sf, int me, int size) {
   // the rank: the return leg is posted from end, so its place among other
   // operations' starts differs between ranks, and a transport that needs a
   // common order (neighbor) must not use it for that leg.
+  if (!crossing) return;
   int c1 = 100, o1[2] = {-1, -1};
   double fresh[2] = {0, 0};
   stf_request q1 = nullptr, qb = nullptr;
@@ -78,6 +81,70 @@ void move_data(Checker &ck, stf_sf sf, int me, int size) {
   ck.check(fresh[0] == 10.0 + next && fresh[1] == 10.0 + me, "bcast in flight gave %g %g", fresh[0], fresh[1]);
 }
 
+// Pattern SFs under each collective transport against the same pattern
+// under basic (checked by the oracle suite): bcast and reduce with REPLACE
+// and SUM, fetch-and-op; the view names the collective or the fallback.
+// Types are chosen through the global options string, since pattern SFs are
+// set up as they are created.
+void patterns(Checker &ck, int me, int size) {
+  const stf_int mine = (me + 1) % 3;  // roots per rank (allgather, gather); some own none
+  const stf_int b = 2;          // alltoall block
+  struct Case {
+    stf_pattern kind;
+    const char *type, *view;  // the view says this
+  };
+  const bool equal = size == 1;  // all ranks own the same number of roots
+  const Case cases[] = {
+      {STF_PATTERN_ALLGATHER, "collective", equal ? "MPI_Iallgather " : "MPI_Iallgatherv"},
+      {STF_PATTERN_ALLGATHER, "allgatherv", "MPI_Iallgatherv"},
+      {STF_PATTERN_ALLGATHER, "allgather", equal ? "MPI_Iallgather " : "basic fallback for everything"},
+      {STF_PATTERN_GATHER, "collective", size == 1 ? "MPI_Iallgather" : equal ? "MPI_Igather " : "MPI_Igatherv"},
+      {STF_PATTERN_GATHER, "gatherv", "MPI_Igatherv"},
+      {STF_PATTERN_GATHER, "alltoall", size == 1 ? "MPI_Ialltoall" : "basic fallback for everything"},
+      {STF_PATTERN_ALLTOALL, "collective", size == 1 ? "MPI_Iallgather" : "MPI_Ialltoall"},
+      {STF_PATTERN_ALLTOALL, "alltoall", "MPI_Ialltoall"},
+      {STF_PATTERN_ALLTOALL, "allgatherv", size == 1 ? "MPI_Iallgatherv" : "basic fallback for everything"},
+  };
+  for (const Case &c : cases) {
+    ck.context(std::string("pattern ") + std::to_string(static_cast<int>(c.kind)) + " under " + c.type);
+    const stf_int n = c.kind == STF_PATTERN_ALLTOALL ? b : mine;
+    stf_sf sf = nullptr, ref = nullptr;
+    ck.code(stf_set_options((std::string("-stf_type ") + c.type).c_str()), STF_SUCCESS, "stf_set_options");
+    ck.code(stf_create_from_pattern(MPI_COMM_WORLD, c.kind, n, &sf), STF_SUCCESS, "pattern SF");
+    ck.code(stf_set_options("-stf_type basic"), STF_SUCCESS, "stf_set_options basic");
+    ck.code(stf_create_from_pattern(MPI_COMM_WORLD, c.kind, n, &ref), STF_SUCCESS, "reference SF");
+    if (!sf || !ref) return;
+    std::string text = view_text(ck, sf);
+    if (me == 0) ck.check(text.find(c.view) != std::string::npos, "view lacks '%s':\n%s", c.view, text.c_str());
+    stf_int nroots = 0, nleaves = 0;
+    const stf_int *ilocal = nullptr;
+    const stf_node *iremote = nullptr;
+    ck.code(stf_get_graph(sf, &nroots, &nleaves, &ilocal, &iremote), STF_SUCCESS, "stf_get_graph");
+    const stf_int nslots = nleaves;  // patterns use slots 0..nleaves-1
+    for (MPI_Op op : {MPI_REPLACE, MPI_SUM}) {
+      std::vector<long> roots(nroots), leaves(nslots, 5), rroots, rleaves(nslots, 5);
+      for (stf_int k = 0; k < nroots; ++k) roots[k] = 1000L * me + k;
+      rroots = roots;
+      ck.code(stf_bcast(sf, MPI_LONG, roots.data(), leaves.data(), op), STF_SUCCESS, "bcast");
+      ck.code(stf_bcast(ref, MPI_LONG, rroots.data(), rleaves.data(), op), STF_SUCCESS, "reference bcast");
+      ck.check(leaves == rleaves, "bcast %s differs from basic", op == MPI_SUM ? "SUM" : "REPLACE");
+      for (stf_int i = 0; i < nleaves && op == MPI_REPLACE; ++i)
+        ck.check(leaves[i] == 1000L * iremote[i].rank + iremote[i].index, "leaf %d = %ld", i, leaves[i]);
+      for (stf_int i = 0; i < nslots; ++i) leaves[i] = rleaves[i] = 7L * me + i;
+      ck.code(stf_reduce(sf, MPI_LONG, leaves.data(), roots.data(), op), STF_SUCCESS, "reduce");
+      ck.code(stf_reduce(ref, MPI_LONG, rleaves.data(), rroots.data(), op), STF_SUCCESS, "reference reduce");
+      ck.check(roots == rroots, "reduce %s differs from basic", op == MPI_SUM ? "SUM" : "REPLACE");
+    }
+    std::vector<int> counter(nroots, 1), ones(nslots, 1), old(nslots, -1), rcounter = counter, rold = old;
+    ck.code(stf_fetch_and_op(sf, MPI_INT, counter.data(), ones.data(), old.data(), MPI_SUM), STF_SUCCESS, "fetch");
+    ck.code(stf_fetch_and_op(ref, MPI_INT, rcounter.data(), ones.data(), rold.data(), MPI_SUM), STF_SUCCESS,
+            "reference fetch");
+    ck.check(counter == rcounter && old == rold, "fetch-and-op differs from basic");
+    stf_destroy(&sf);
+    stf_destroy(&ref);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -96,7 +163,7 @@ int main(int argc, char **argv) {
   ck.code(stf_get_type(sf, &type), STF_SUCCESS, "stf_get_type");
   ck.check(type && dflt == type, "default type '%s', want '%s'", type ? type : "(null)", dflt.c_str());
 
-  for (const char *t : {"basic", "neighbor"}) {
+  for (const char *t : {"basic", "neighbor", "window", "collective"}) {
     ck.context(std::string("stf_set_type ") + t);
     ck.code(stf_set_type(sf, t), STF_SUCCESS, "stf_set_type");
     ck.code(stf_get_type(sf, &type), STF_SUCCESS, "stf_get_type");
@@ -114,14 +181,22 @@ int main(int argc, char **argv) {
     if (me == 0) {
       ck.check(text.find(std::string("transport ") + t) != std::string::npos, "view does not name %s:\n%s", t,
                text.c_str());
-      bool fallback = text.find("fetch-and-op return: basic fallback") != std::string::npos;
-      ck.check(fallback == (std::strcmp(t, "neighbor") == 0), "view and fallback disagree:\n%s", text.c_str());
+      // Every transport but basic names its fallbacks.
+      const char *note = std::strcmp(t, "neighbor") == 0   ? "fetch-and-op return: basic fallback"
+                         : std::strcmp(t, "window") == 0   ? "basic fallback: fetch-and-op"
+                         : std::strcmp(t, "collective") == 0 ? "basic fallback for everything"  // no pattern
+                                                             : nullptr;
+      ck.check(note ? text.find(note) != std::string::npos : text.find("fallback") == std::string::npos,
+               "view and fallback disagree:\n%s", text.c_str());
     }
-    move_data(ck, sf, me, size);
+    move_data(ck, sf, me, size, std::strcmp(t, "window") != 0);
     ck.code(stf_reset(sf), STF_SUCCESS, "stf_reset");
   }
 
   ck.context("options");
+  ck.code(stf_set_sf_options(sf, "-stf_window_sync pscw"), STF_SUCCESS, "-stf_window_sync pscw");
+  ck.code(stf_set_sf_options(sf, "-stf_window_sync later"), STF_ERR_OPTION, "unknown window sync");
+  ck.check(std::strstr(stf_options_help(), "stf_window_sync") != nullptr, "help lacks -stf_window_sync");
   ck.code(stf_set_sf_options(sf, "-stf_type neighbor"), STF_SUCCESS, "stf_set_sf_options");
   ck.code(stf_get_type(sf, &type), STF_SUCCESS, "stf_get_type");
   ck.check(type && std::strcmp(type, "neighbor") == 0, "options string gave '%s'", type ? type : "(null)");
@@ -136,6 +211,8 @@ int main(int argc, char **argv) {
   ck.check(type && std::strcmp(type, "neighbor") == 0, "duplicate has type '%s'", type ? type : "(null)");
   ck.code(stf_destroy(&dup), STF_SUCCESS, "stf_destroy");
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+
+  patterns(ck, me, size);
 
   int rc = ck.finish();
   MPI_Finalize();

@@ -36,6 +36,7 @@ std::vector<Case> cases(const std::vector<stf_int> &perm, const std::vector<stf_
   add("row", IndexList::box(3, 7, 6, 1, 11, 6));
   add("column", IndexList::box(5, 1, 30, 1, 9, 30));
   add("box", IndexList::box(2, 4, 3, 5, 6, 4));
+  add("other box, same rows", IndexList::box(1, 4, 5, 3, 7, 6));  // scatters box <-> this row by row
   add("permutation", IndexList::array(perm.data(), static_cast<stf_int>(perm.size()), false));
   add("duplicates", IndexList::array(dups.data(), static_cast<stf_int>(dups.size()), true));
   return c;

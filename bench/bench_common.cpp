@@ -1,0 +1,125 @@
+#include "bench_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace bench {
+
+Stats summarize(std::vector<double> v, long iterations) {
+  Stats s;
+  s.iterations = iterations;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  size_t m = v.size();
+  s.us = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+  s.min_us = v.front();
+  s.max_us = v.back();
+  return s;
+}
+
+double max_over_ranks(double value, MPI_Comm comm) {
+  double out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
+namespace {
+
+std::string quoted(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if ((unsigned char)c < 0x20) continue;  // names and options never need control characters
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+Record &Record::str(const std::string &key, const std::string &value) {
+  fields_.emplace_back(key, quoted(value));
+  return *this;
+}
+
+Record &Record::num(const std::string &key, double value) {
+  char buf[64];
+  // JSON has no inf or nan: write null so that readers do not choke.
+  if (std::isfinite(value)) std::snprintf(buf, sizeof buf, "%.6g", value);
+  else std::snprintf(buf, sizeof buf, "null");
+  fields_.emplace_back(key, buf);
+  return *this;
+}
+
+Record &Record::integer(const std::string &key, long long value) {
+  fields_.emplace_back(key, std::to_string(value));
+  return *this;
+}
+
+Record &Record::boolean(const std::string &key, bool value) {
+  fields_.emplace_back(key, value ? "true" : "false");
+  return *this;
+}
+
+Record &Record::object(const std::string &key, const Record &value) {
+  fields_.emplace_back(key, value.text());
+  return *this;
+}
+
+Record &Record::timing(const std::string &benchmark, const std::string &impl, long long size, int ranks,
+                       const Stats &s) {
+  return str("benchmark", benchmark)
+      .str("impl", impl)
+      .integer("size", size)
+      .integer("ranks", ranks)
+      .num("us", s.us)
+      .num("min_us", s.min_us)
+      .num("max_us", s.max_us)
+      .integer("iterations", s.iterations);
+}
+
+std::string Record::text() const {
+  std::string out = "{";
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (i) out += ", ";
+    out += quoted(fields_[i].first) + ": " + fields_[i].second;
+  }
+  return out + "}";
+}
+
+bool JsonLog::write(const std::string &path) const {
+  FILE *f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  std::fprintf(f, "[\n");
+  for (size_t i = 0; i < records_.size(); ++i)
+    std::fprintf(f, "  %s%s\n", records_[i].text().c_str(), i + 1 < records_.size() ? "," : "");
+  std::fprintf(f, "]\n");
+  return std::fclose(f) == 0;
+}
+
+std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
+                                 const std::vector<std::function<void()>> &impls) {
+  const size_t n = impls.size();
+  std::vector<std::vector<double>> samples(n);
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < n; ++k) {
+      size_t i = (k + (size_t)r) % n;
+      impls[i]();  // warm-up
+      samples[i].push_back(1e6 * time_per_call(comm, iters, impls[i]));
+    }
+  std::vector<Stats> out;
+  for (auto &s : samples) out.push_back(summarize(s, iters * rounds));
+  return out;
+}
+
+std::string range_text(const Stats &s) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.2f [%.2f..%.2f]", s.us, s.min_us, s.max_us);
+  return buf;
+}
+
+}  // namespace bench

@@ -1,0 +1,78 @@
+// Shared by the benchmarks: timing summaries and JSON records, so that every
+// benchmark reports the same fields (benchmark, impl, size, ranks, us,
+// min_us, max_us, iterations, plus the options that matter) in one format
+// that scripts/plot reads.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bench {
+
+// Median of timed rounds with the fastest and slowest round, in microseconds.
+struct Stats {
+  double us = 0, min_us = 0, max_us = 0;
+  long iterations = 0;  // timed iterations over all rounds
+};
+
+// samples_us: one time per round (already per iteration). Odd counts give a
+// real round as the median; even counts average the middle two.
+Stats summarize(std::vector<double> samples_us, long iterations);
+
+// One JSON object; fields keep the order they were added in.
+class Record {
+ public:
+  Record &str(const std::string &key, const std::string &value);
+  Record &num(const std::string &key, double value);
+  Record &integer(const std::string &key, long long value);
+  Record &boolean(const std::string &key, bool value);
+  Record &object(const std::string &key, const Record &value);  // a nested object
+  // benchmark, impl, size, ranks, us, min_us, max_us, iterations.
+  Record &timing(const std::string &benchmark, const std::string &impl, long long size, int ranks,
+                 const Stats &s);
+  std::string text() const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> fields_;  // key, JSON value
+};
+
+// Collects records and writes them as a JSON array. Call write() on one rank.
+class JsonLog {
+ public:
+  void add(const Record &r) { records_.push_back(r); }
+  // False (with a message on stderr) when the file cannot be written.
+  bool write(const std::string &path) const;
+  bool empty() const { return records_.empty(); }
+
+ private:
+  std::vector<Record> records_;
+};
+
+// The largest of every rank's value (collective over comm).
+double max_over_ranks(double value, MPI_Comm comm);
+
+// Times `iters` calls of f between barriers; seconds per call on the slowest rank.
+template <class F>
+double time_per_call(MPI_Comm comm, long iters, F &&f) {
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) f();
+  return max_over_ranks((MPI_Wtime() - t0) / (double)iters, comm);
+}
+
+// Times several implementations of one operation in `rounds` rounds of
+// `iters` calls each, rotating which one goes first so that none of them
+// systematically gets the warm cache or the quiet moment. Each call is
+// preceded by one untimed call. Returns microseconds per call (slowest
+// rank) per implementation.
+std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
+                                 const std::vector<std::function<void()>> &impls);
+
+// "12.34 [11.90..13.10]": the median with the range, for tables.
+std::string range_text(const Stats &s);
+
+}  // namespace bench

@@ -1,0 +1,52 @@
+# The CUDA device backend (src/device/cuda). STF_CUDA: AUTO builds it when
+# CMake finds a CUDA compiler, ON requires one, OFF never builds it.
+# Compiling needs the toolkit only, no GPU. Sets STF_HAVE_CUDA.
+set(STF_CUDA AUTO CACHE STRING "Build the CUDA device backend: AUTO, ON or OFF")
+set_property(CACHE STF_CUDA PROPERTY STRINGS AUTO ON OFF)
+set(STF_HAVE_CUDA OFF)
+if(NOT STF_CUDA STREQUAL "OFF")
+  # nvcc off PATH: the toolkit's usual home.
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # One architecture unless told otherwise: `native` fails without a GPU,
+    # and each one more multiplies nvcc's time (PTX is embedded, so newer
+    # GPUs JIT-compile it).
+    set(CMAKE_CUDA_ARCHITECTURES 80 CACHE STRING "CUDA architectures of the device kernels")
+    if(CMAKE_CXX_COMPILER_LAUNCHER AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
+      set(CMAKE_CUDA_COMPILER_LAUNCHER ${CMAKE_CXX_COMPILER_LAUNCHER})
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(STF_HAVE_CUDA ON)
+  elseif(STF_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "STF_CUDA=ON but CMake found no CUDA compiler (put nvcc on PATH or set CMAKE_CUDA_COMPILER)")
+  endif()
+endif()
+message(STATUS "starforest CUDA backend: ${STF_HAVE_CUDA}")
+
+# Whether MPI says at run time if it takes device pointers (Open MPI's
+# MPIX_Query_cuda_support in mpi-ext.h); without it the backend assumes not.
+if(STF_HAVE_CUDA)
+  set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_C)
+  check_c_source_compiles("#include <mpi.h>
+#include <mpi-ext.h>
+int main(void) { return MPIX_Query_cuda_support(); }" STF_HAVE_MPIX_QUERY_CUDA_SUPPORT)
+  unset(CMAKE_REQUIRED_LIBRARIES)
+endif()
+
+# Add the backend to a target (the library).
+function(stf_add_cuda_backend target)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/device/cuda/cuda_device.cpp
+                                   ${PROJECT_SOURCE_DIR}/src/device/cuda/cuda_kernels.cu)
+  target_link_libraries(${target} PRIVATE CUDA::cudart)
+  target_compile_definitions(${target} PRIVATE STF_HAVE_CUDA=1)
+  if(STF_HAVE_MPIX_QUERY_CUDA_SUPPORT)
+    target_compile_definitions(${target} PRIVATE STF_HAVE_MPIX_QUERY_CUDA_SUPPORT=1)
+  endif()
+endfunction()

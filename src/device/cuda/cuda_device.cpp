@@ -1,0 +1,211 @@
+// The CUDA backend: device memory from cudaMalloc, the library stream and
+// user streams are CUDA streams, events are CUDA events, kernels are the
+// nvcc-compiled functors of cuda_kernels.cu. The active GPU is the calling
+// thread's current CUDA device (cudaSetDevice before first use).
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <mutex>
+
+#include <mpi.h>
+#if defined(STF_HAVE_MPIX_QUERY_CUDA_SUPPORT)
+#include <mpi-ext.h>
+#endif
+
+#include "core/error.h"
+#include "device/cuda/cuda_check.h"
+#include "device/cuda/cuda_kernels.h"
+#include "device/device.h"
+
+namespace stf {
+namespace {
+
+// Whether the MPI library takes device pointers: Open MPI says so through
+// mpi-ext.h, at build time (MPIX_CUDA_AWARE_SUPPORT) and at run time
+// (MPIX_Query_cuda_support). Without the extension: assume not.
+bool query_mpi_cuda_support() {
+#if defined(STF_HAVE_MPIX_QUERY_CUDA_SUPPORT) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(cudaStream_t library) : library_(library) {}
+  ~CudaDevice() override {
+    cudaStreamDestroy(library_);
+    for (auto &b : blocks_) (b.second.device ? cudaFree : cudaFreeHost)(reinterpret_cast<void *>(b.first));
+  }
+  const char *name() const override { return "cuda"; }
+
+  int alloc(std::size_t bytes, void **ptr) override {
+    // Never zero bytes, so every block has its own address range.
+    const cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);
+    if (e != cudaSuccess) return alloc_error(e, "cudaMalloc", bytes);
+    remember(*ptr, bytes, true);
+    return STF_SUCCESS;
+  }
+  void free(void *ptr) override {
+    if (forget(ptr, true)) cuda_or_die(cudaFree(ptr), "cudaFree");
+  }
+  int alloc_pinned(std::size_t bytes, void **ptr) override {
+    const cudaError_t e = cudaMallocHost(ptr, bytes ? bytes : 1);
+    if (e != cudaSuccess) return alloc_error(e, "cudaMallocHost", bytes);
+    remember(*ptr, bytes, false);
+    return STF_SUCCESS;
+  }
+  void free_pinned(void *ptr) override {
+    if (forget(ptr, false)) cuda_or_die(cudaFreeHost(ptr), "cudaFreeHost");
+  }
+
+  // Our own blocks answer from their address ranges; only pointers we did
+  // not allocate ask the driver (counted: the slow case).
+  stf_memtype memtype(const void *ptr) override {
+    if (!ptr) return STF_MEMTYPE_HOST;
+    const auto key = reinterpret_cast<std::uintptr_t>(ptr);
+    {
+      std::lock_guard<std::mutex> l(m_);
+      auto it = blocks_.upper_bound(key);
+      if (it != blocks_.begin() && key < std::prev(it)->first + std::prev(it)->second.bytes)
+        return std::prev(it)->second.device ? STF_MEMTYPE_DEVICE : STF_MEMTYPE_HOST;
+    }
+    counters.memtype_queries++;
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+      cudaGetLastError();  // older runtimes fail on plain host memory: clear it
+      return STF_MEMTYPE_HOST;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? STF_MEMTYPE_DEVICE
+                                                                            : STF_MEMTYPE_HOST;
+  }
+  long long live_allocations() const override {
+    std::lock_guard<std::mutex> l(m_);
+    return device_blocks_;
+  }
+
+  int stream_create(Stream *s) override {
+    cudaStream_t st = nullptr;
+    const cudaError_t e = cudaStreamCreate(&st);
+    if (e != cudaSuccess) return set_error(STF_ERR_INTERNAL, "cudaStreamCreate: %s", cudaGetErrorString(e));
+    *s = st;
+    return STF_SUCCESS;
+  }
+  void stream_destroy(Stream s) override {
+    if (s && s != library_) cuda_or_die(cudaStreamDestroy(stream(s)), "cudaStreamDestroy");
+  }
+  Stream own_stream() override { return library_; }
+  bool runs_host_functions() override { return false; }
+  // Asked on first use: the device may be selected before MPI_Init.
+  bool mpi_accepts_device_memory() override {
+    std::call_once(mpi_asked_, [this] { mpi_aware_ = query_mpi_cuda_support(); });
+    return mpi_aware_;
+  }
+
+  void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) override {
+    count_copy(kind);
+    cuda_or_die(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream(s)), "cudaMemcpyAsync");
+  }
+
+  const DeviceKernelTable &kernel_table() const override { return cuda_kernel_table(); }
+
+  int event_create(Event *e) override {
+    cudaEvent_t ev = nullptr;
+    const cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (err != cudaSuccess) return set_error(STF_ERR_INTERNAL, "cudaEventCreate: %s", cudaGetErrorString(err));
+    *e = ev;
+    return STF_SUCCESS;
+  }
+  void event_destroy(Event e) override {
+    cuda_or_die(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy");
+  }
+  void event_record(Event e, Stream s) override {
+    cuda_or_die(cudaEventRecord(static_cast<cudaEvent_t>(e), stream(s)), "cudaEventRecord");
+  }
+  void stream_wait_event(Stream s, Event e) override {
+    cuda_or_die(cudaStreamWaitEvent(stream(s), static_cast<cudaEvent_t>(e), 0), "cudaStreamWaitEvent");
+  }
+  bool event_query(Event e) override {
+    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(e));
+    if (err == cudaErrorNotReady) return false;
+    cuda_or_die(err, "cudaEventQuery");
+    return true;
+  }
+  void event_synchronize(Event e) override {
+    counters.event_syncs++;
+    cuda_or_die(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
+  }
+  void stream_synchronize(Stream s) override {
+    counters.stream_syncs++;
+    cuda_or_die(cudaStreamSynchronize(stream(s)), "cudaStreamSynchronize");
+  }
+  void synchronize() override {
+    counters.device_syncs++;
+    cuda_or_die(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
+
+ protected:
+  // Type-erased host tasks cannot run on a GPU; this backend's kernels come
+  // from kernel_table(), so reaching here is a bug in the caller.
+  void launch_task(Stream, stf_int, Task) override {
+    cuda_or_die(cudaErrorNotSupported, "launch of a host task on the cuda device");
+  }
+
+ private:
+  struct Block {
+    std::size_t bytes;
+    bool device;  // else pinned host memory
+  };
+  // nullptr is the library stream, as on emu.
+  cudaStream_t stream(Stream s) const { return static_cast<cudaStream_t>(s ? s : library_); }
+  int alloc_error(cudaError_t e, const char *call, std::size_t bytes) {
+    cudaGetLastError();
+    return set_error(STF_ERR_MEMORY, "%s of %zu bytes: %s", call, bytes, cudaGetErrorString(e));
+  }
+  void remember(void *p, std::size_t bytes, bool device) {
+    std::lock_guard<std::mutex> l(m_);
+    blocks_[reinterpret_cast<std::uintptr_t>(p)] = Block{bytes ? bytes : 1, device};
+    device_blocks_ += device;
+  }
+  // Whether p was ours (of that kind); ignored otherwise, like freeing twice.
+  bool forget(void *p, bool device) {
+    std::lock_guard<std::mutex> l(m_);
+    auto it = blocks_.find(reinterpret_cast<std::uintptr_t>(p));
+    if (!p || it == blocks_.end() || it->second.device != device) return false;
+    blocks_.erase(it);
+    device_blocks_ -= device;
+    return true;
+  }
+
+  mutable std::mutex m_;  // blocks_, device_blocks_
+  std::map<std::uintptr_t, Block> blocks_;
+  long long device_blocks_ = 0;
+  cudaStream_t library_;
+  std::once_flag mpi_asked_;
+  bool mpi_aware_ = false;
+};
+
+}  // namespace
+
+int make_cuda_device(std::unique_ptr<Device> *out) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return set_error(STF_ERR_UNSUPPORTED, "device 'cuda': no CUDA device available (cudaGetDeviceCount: %s)",
+                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+  }
+  // A blocking stream: work the user queued on the legacy default stream
+  // is ordered before the library's.
+  cudaStream_t library = nullptr;
+  const cudaError_t se = cudaStreamCreate(&library);
+  if (se != cudaSuccess) {
+    cudaGetLastError();
+    return set_error(STF_ERR_UNSUPPORTED, "device 'cuda': cudaStreamCreate: %s", cudaGetErrorString(se));
+  }
+  out->reset(new CudaDevice(library));
+  return STF_SUCCESS;
+}
+
+}  // namespace stf
