@@ -29,8 +29,8 @@ test-sanitize: deps
 	$(MPIENV); export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1; \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -R '_np(1|2|4)$$'
 
-# The emulated device's tests under ThreadSanitizer (not part of .ci/run yet:
-# about two more minutes of build). Expect no report.
+# The emulated device's tests under ThreadSanitizer (part of .ci/run): only
+# the targets they need. Expect no report.
 TSAN_BUILD ?= build-tsan
 test-device-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTF_BUILD_BENCH=OFF \
@@ -38,7 +38,7 @@ test-device-tsan: deps
 	  -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_device stf_unit
 	$(MPIENV); export TSAN_OPTIONS=halt_on_error=1; \
-	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(unit|device)_np(1|2)$$'
+	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(unit|device|device_modelC|device_staged)_np(1|2)$$'
 
 # A tour on 4 ranks (under 3 minutes): the README example, the halo exchange
 # demo, then short runs of sf_pingpong, sf_dmda, matmult on one real matrix,
@@ -57,4 +57,4 @@ bench-petsc: deps $(BUILD)/CMakeCache.txt
 	$(MPIENV); cmake --build $(BUILD) --target bench-petsc
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -222,16 +222,24 @@ int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *l
  *
  * Operations find out where their data lives by asking the device (answers
  * are cached); the _mem variants take it from the caller instead. Device
- * data is packed and unpacked by kernels on the library's stream, and
- * device pointers are handed to MPI (device-aware path). Stream model: the
- * data is produced and consumed on the library stream; begin waits for it
- * once, before MPI reads or overwrites device memory (end waits only for a
- * local part moving device data to host memory). After *_end, device results
- * may still be in flight on that stream: call stf_device_synchronize()
- * before reading them on the host. Supported on the device: bcast, reduce,
- * gather, scatter with MPI_REPLACE on units of one builtin type, and
- * MPI_SUM/PROD/MAX/MIN on integer and floating types (not long double);
- * anything else on device data, and fetch-and-op, is STF_ERR_UNSUPPORTED. */
+ * data is packed and unpacked by kernels on the library's stream. Two data
+ * paths (-stf_device_aware auto|0|1): device-aware, where device pointers
+ * go to MPI, and staged, where packed device data is copied to pinned host
+ * buffers, sent, received into pinned buffers and copied back to the device
+ * (MPI never sees device memory); auto asks the device whether its MPI
+ * accepts device memory ("emu" says yes). When and where the host waits is
+ * the SF's stream model (stf_stream_model below). After *_end, device
+ * results may still be in flight on the library stream (models B and C):
+ * call stf_device_synchronize() before reading them on the host.
+ * Supported on the device: bcast, reduce, gather, scatter with MPI_REPLACE
+ * on units of one builtin type, and MPI_SUM/PROD/MAX/MIN on integer and
+ * floating types (not long double); other ops on device data are
+ * STF_ERR_UNSUPPORTED. fetch-and-op works on device data for every unit and
+ * op the host supports: it is staged through host copies (root data, leaf
+ * data and leafupdate over [minleaf, maxleaf] copied down in begin,
+ * results copied back in end) and waits in begin and end.
+ * STF_DEVICE_CHECK_MPI=1 (debugging) checks every buffer handed to MPI for
+ * device memory; see stf_stats. */
 
 typedef enum { STF_MEMTYPE_HOST = 0, STF_MEMTYPE_DEVICE = 1 } stf_memtype;
 
@@ -294,14 +302,20 @@ int stf_device_get_stream(stf_stream *s);
 /* How an operation on device data synchronises with the user's streams
  * (the three models of the Summit report):
  *  A: the data comes from streams the library does not know: begin waits
- *     for the whole device before packing, end waits for the library stream
- *     after unpacking, so results are ready on return;
+ *     for the whole device before packing (and for the library stream
+ *     before MPI reads what it packed or copied), end waits for the library
+ *     stream after unpacking, so results are ready on return;
  *  B (default): the data is produced and consumed on the library stream;
- *     begin waits for that stream once before MPI touches device memory, and
- *     end returns with the unpack still in flight on it;
- *  C: begin does not wait at all: it records an event after packing, and
- *     end waits for that event, then posts the sends (the event-based
- *     MatMult: the host can launch more work between begin and end).
+ *     begin waits for that stream once before MPI touches device memory or
+ *     staging buffers, and end returns with the unpack still in flight on it;
+ *  C: begin does not wait at all: it posts the receives (into library
+ *     buffers, never straight into user device memory), records an event
+ *     after packing, and end waits for that event, then posts the sends
+ *     (the event-based MatMult: the host can launch more work between begin
+ *     and end). Sends on one SF still leave in begin order: an end (or a
+ *     begin in another model) first posts the deferred sends of operations
+ *     begun before it. With the window transport in fence or pscw mode,
+ *     whose epochs may not overlap, C runs as B (the view says so).
  * Per SF, also -stf_stream_model A|B|C. May be changed between operations. */
 typedef enum { STF_STREAM_MODEL_A = 0, STF_STREAM_MODEL_B = 1, STF_STREAM_MODEL_C = 2 } stf_stream_model;
 int stf_set_stream_model(stf_sf sf, stf_stream_model model);
@@ -330,9 +344,15 @@ typedef struct {
   /* Device work done for operations on device data (see "devices"): */
   long long device_kernel_launches; /* pack/unpack/scatter kernels launched on the device */
   long long device_stream_syncs;    /* host waits for the library stream */
-  long long device_syncs;           /* host waits for the whole device (none yet) */
+  long long device_syncs;           /* host waits for the whole device (stream model A) */
   long long device_copies_h2d;      /* async copies host -> device */
   long long device_copies_d2h;      /* async copies device -> host */
+  long long device_event_syncs;     /* host waits for an event (model C's sends, reuse of a busy slot) */
+  /* With STF_DEVICE_CHECK_MPI=1 (a debugging aid): buffers of operations on
+   * device data handed to MPI, and how many of those lie in device memory
+   * (on the staged path that is an error, STF_ERR_INTERNAL). */
+  long long mpi_buffers_checked;
+  long long device_buffers_to_mpi;
 } stf_stats;
 
 /* Copy this rank's counters of sf into *stats. Not collective. */

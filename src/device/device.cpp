@@ -95,13 +95,13 @@ int DeviceBuffer::reserve(Device *dev, std::size_t bytes) {
   if (ptr_ && dev_ == dev && bytes_ >= bytes) return STF_SUCCESS;
   release();
   void *p = nullptr;
-  STF_CHECK(dev->alloc(bytes, &p));
+  STF_CHECK(pinned_ ? dev->alloc_pinned(bytes, &p) : dev->alloc(bytes, &p));
   dev_ = dev, ptr_ = static_cast<char *>(p), bytes_ = bytes;
   return STF_SUCCESS;
 }
 
 void DeviceBuffer::release() {
-  if (ptr_) dev_->free(ptr_);
+  if (ptr_) pinned_ ? dev_->free_pinned(ptr_) : dev_->free(ptr_);
   dev_ = nullptr, ptr_ = nullptr, bytes_ = 0;
 }
 

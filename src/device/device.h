@@ -133,15 +133,16 @@ int make_cuda_device(std::unique_ptr<Device> *out);
 // first use from -stf_device / STF_DEVICE (default "host").
 int active_device(Device **dev);
 
-// Device memory owned by the ops layer (pack buffers), freed by the device
-// that allocated it.
+// Device memory owned by the ops layer (pack buffers), or with pinned =
+// true page-locked host memory (staging buffers), freed by the device that
+// allocated it.
 class DeviceBuffer {
  public:
-  DeviceBuffer() = default;
+  explicit DeviceBuffer(bool pinned = false) : pinned_(pinned) {}
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
   ~DeviceBuffer() { release(); }
-  // At least bytes of device memory on dev; keeps the old block if it fits.
+  // At least bytes of memory from dev; keeps the old block if it fits.
   int reserve(Device *dev, std::size_t bytes);
   void release();
   char *data() const { return ptr_; }
@@ -150,6 +151,7 @@ class DeviceBuffer {
   Device *dev_ = nullptr;
   char *ptr_ = nullptr;
   std::size_t bytes_ = 0;
+  bool pinned_ = false;
 };
 
 }  // namespace stf

@@ -6,12 +6,19 @@
 // lacks them really loses updates. Events work as in CUDA: a record
 // captures a stream's queue position, a wait makes another stream stop
 // there until the first one has passed it.
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -22,11 +29,122 @@
 namespace stf {
 namespace {
 
+// STF_EMU_PREEMPT=1 (tests only): while a kernel worker runs its chunk, a
+// timer interrupts it after every few microseconds it ran, and the handler
+// waits until the other workers together ran a few microseconds more on
+// their CPU clocks (at most 20 ms; not at all when none is running), as a
+// scheduler preempting it at any instruction could. A non-atomic
+// read-modify-write cut this way writes back a stale value over what the
+// others did meanwhile, so lost updates show on (nearly) every kernel with
+// duplicate targets, on any number of cores and under any load. Linux only
+// (per-thread timers and CPU clocks); elsewhere the variable does nothing.
+bool preempt_requested() {
+  const char *v = std::getenv("STF_EMU_PREEMPT");
+  return v && *v == '1';
+}
+
+struct PreemptShared {
+  std::vector<clockid_t> cpu;        // each worker's CPU clock
+  std::atomic<int> finished{0};      // workers done with the current kernel
+  std::atomic<int> paused{0};        // workers inside the handler
+};
+
+struct PreemptTimer {
+  timer_t timer{};
+  volatile sig_atomic_t armed = 0;
+  long long resumed_ns = 0;  // this thread's CPU clock when its last pause ended
+  PreemptShared *shared = nullptr;
+  int me = 0;
+};
+
+constexpr long kRunNs = 20 * 1000, kOthersRunNs = 5 * 1000;
+constexpr long long kMaxPauseNs = 20 * 1000 * 1000;
+
+long long clock_ns(clockid_t c) {
+  struct timespec t;
+  clock_gettime(c, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+long long others_cpu_ns(const PreemptTimer *t) {
+  long long sum = 0;
+  for (std::size_t w = 0; w < t->shared->cpu.size(); ++w)
+    if (static_cast<int>(w) != t->me) sum += clock_ns(t->shared->cpu[w]);
+  return sum;
+}
+
+void start_timer(PreemptTimer *t) {
+  const struct itimerspec once = {{0, 0}, {0, kRunNs}};
+  timer_settime(t->timer, 0, &once, nullptr);
+}
+
+// One-shot timer, re-armed by the handler. The timer counts wall time, so a
+// worker descheduled a while would be interrupted again as soon as it runs:
+// it pauses only after it ran kRunNs on its own CPU clock, so it always
+// progresses. (Everything here is async-signal-safe; the atomics are lock-free.)
+void preempt_handler(int, siginfo_t *si, void *) {
+  PreemptTimer *t = static_cast<PreemptTimer *>(si->si_value.sival_ptr);
+  if (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->resumed_ns >= kRunNs) {
+    PreemptShared &sh = *t->shared;
+    const int paused = ++sh.paused;
+    const int others = static_cast<int>(sh.cpu.size()) - 1;
+    if (others - sh.finished.load() - (paused - 1) > 0) {  // someone else is running
+      const long long start = clock_ns(CLOCK_MONOTONIC), others0 = others_cpu_ns(t);
+      const struct timespec nap = {0, 10 * 1000};
+      while (others_cpu_ns(t) - others0 < kOthersRunNs && clock_ns(CLOCK_MONOTONIC) - start < kMaxPauseNs)
+        nanosleep(&nap, nullptr);
+    }
+    --sh.paused;
+    t->resumed_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  }
+  if (t->armed) start_timer(t);
+}
+
+class Preemptor {
+ public:
+  Preemptor(PreemptShared *shared, int me) {
+    t_.shared = shared;
+    t_.me = me;
+    static const int installed = [] {
+      struct sigaction sa = {};
+      sa.sa_sigaction = preempt_handler;
+      sa.sa_flags = SA_RESTART | SA_SIGINFO;
+      sigemptyset(&sa.sa_mask);
+      return sigaction(SIGRTMIN + 4, &sa, nullptr);
+    }();
+    struct sigevent ev = {};
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGRTMIN + 4;
+    ev.sigev_value.sival_ptr = &t_;
+    ev._sigev_un._tid = static_cast<pid_t>(gettid());
+    ok_ = installed == 0 && timer_create(CLOCK_MONOTONIC, &ev, &t_.timer) == 0;
+  }
+  ~Preemptor() {
+    if (ok_) timer_delete(t_.timer);
+  }
+  void arm(bool on) {
+    if (!ok_) return;
+    t_.armed = on;
+    if (on) {
+      t_.resumed_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+      start_timer(&t_);
+    } else {
+      const struct itimerspec off = {};
+      timer_settime(t_.timer, 0, &off, nullptr);
+    }
+  }
+
+ private:
+  PreemptTimer t_;
+  bool ok_ = false;
+};
+
 // Kernel workers: one kernel at a time (like a GPU without concurrent
 // kernels), its range cut into one contiguous chunk per worker.
 class Pool {
  public:
-  explicit Pool(int nthreads) {
+  explicit Pool(int nthreads) : preempt_(preempt_requested()) {
+    preempt_shared_.cpu.resize(nthreads);
     for (int t = 0; t < nthreads; ++t) threads_.emplace_back([this, t, nthreads] { work(t, nthreads); });
   }
   ~Pool() {
@@ -44,6 +162,7 @@ class Pool {
     n_ = n;
     remaining_ = static_cast<int>(threads_.size());
     started_ = 0;
+    preempt_shared_.finished = 0;
     ++generation_;
     wake_.notify_all();
     done_.wait(l, [&] { return remaining_ == 0; });
@@ -52,6 +171,11 @@ class Pool {
 
  private:
   void work(int t, int nthreads) {
+    std::unique_ptr<Preemptor> preemptor;
+    if (preempt_) {
+      pthread_getcpuclockid(pthread_self(), &preempt_shared_.cpu[t]);  // read only in kernels, after run() locks
+      preemptor.reset(new Preemptor(&preempt_shared_, t));
+    }
     unsigned long long seen = 0;
     std::unique_lock<std::mutex> l(m_);
     for (;;) {
@@ -66,7 +190,10 @@ class Pool {
       wake_.wait(l, [&] { return started_ == nthreads; });
       l.unlock();
       const stf_int b = static_cast<stf_int>(n * t / nthreads), e = static_cast<stf_int>(n * (t + 1) / nthreads);
+      if (preemptor) preemptor->arm(true);
       if (b < e) (*task)(b, e);
+      if (preemptor) preemptor->arm(false);
+      preempt_shared_.finished++;
       l.lock();
       if (--remaining_ == 0) done_.notify_all();
     }
@@ -80,6 +207,8 @@ class Pool {
   int remaining_ = 0, started_ = 0;
   unsigned long long generation_ = 0;
   bool stop_ = false;
+  const bool preempt_;
+  PreemptShared preempt_shared_;
 };
 
 // A stream: a queue of operations and the thread that runs them in order.

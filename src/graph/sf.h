@@ -2,6 +2,7 @@
 // plan and transport.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -32,7 +33,8 @@ struct stf_sf_s {
   stf_sf multi = nullptr;                    // multi-SF, built on demand
   std::vector<stf_request> pool;             // request slots, reused (see ops/request.h)
   int pending = 0;                           // requests begun and not ended
-  unsigned long long fetch_sequence = 0;              // numbers fetch-and-op returns (see basic.cpp)
+  unsigned long long fetch_sequence = 0;     // numbers fetch-and-op returns (see basic.cpp)
+  std::deque<stf_request> deferred_sends;    // stream model C: begun, sends not posted yet, in begin order
   stf_stats stats{};                         // counted by the ops layer (ops/exchange.cpp)
 
   stf_int leaf_at(stf_int i) const { return ilocal ? ilocal[i] : i; }

@@ -1,6 +1,5 @@
 // Public operation calls: argument checks, then begin/end through the ops layer.
 #include "core/error.h"
-#include "device/device_kernels.h"
 #include "ops/exchange.h"
 
 namespace stf {
@@ -21,10 +20,11 @@ int resolve_memory(const OpArgs &a, stf_request r) {
   STF_CHECK(active_device(&r->device));
   r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : r->device->memtype(a.src);
   r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : r->device->memtype(a.dst);
+  r->update_mem = a.update ? r->device->memtype(a.update) : STF_MEMTYPE_HOST;
   r->dkernels = nullptr;
+  // Fetch-and-op on device data runs the host kernels on staged copies.
+  if (a.kind == OpKind::fetch_and_op) return STF_SUCCESS;
   if (r->src_mem == STF_MEMTYPE_HOST && r->dst_mem == STF_MEMTYPE_HOST) return STF_SUCCESS;
-  if (a.kind == OpKind::fetch_and_op || (a.update && r->device->memtype(a.update) == STF_MEMTYPE_DEVICE))
-    return set_error(STF_ERR_UNSUPPORTED, "fetch_and_op on device data is not supported yet");
   return get_device_kernels(*r->device, *r->unit, a.op, &r->dkernels);
 }
 

@@ -1,12 +1,9 @@
-// bcast, reduce and fetch-and-op: pack what the plan says, let the transport
-// move it, unpack; the self part is a local scatter done while messages fly.
-#include <algorithm>
-#include <cstring>
-
+// bcast, reduce and fetch-and-op on host data (device data: device_exchange.cpp):
+// pack what the plan says, let the transport move it, unpack; the self part
+// is a local scatter done while messages fly.
 #include "core/error.h"
-#include "device/device_kernels.h"
 #include "ops/exchange.h"
-#include "plan/plan.h"
+#include "ops/exchange_parts.h"
 
 namespace stf {
 
@@ -69,30 +66,6 @@ int take_request(stf_sf owner, stf_request *req, OpKind kind, stf_request *out) 
 
 namespace {
 
-char *at(void *base, stf_int offset, std::size_t bytes) {
-  return static_cast<char *>(base) + static_cast<std::size_t>(offset) * bytes;
-}
-const char *at(const void *base, stf_int offset, std::size_t bytes) {
-  return static_cast<const char *>(base) + static_cast<std::size_t>(offset) * bytes;
-}
-
-// Messages are sent straight from user memory when their slots are contiguous.
-bool direct_ok(const Unit &u, const IndexList &l) { return !u.opaque() && l.kind == IndexKind::contiguous; }
-
-// Counters of the SF the user called (ops/stats.cpp): plain increments.
-void count_pack(stf_request r, const IndexList &l) {
-  r->owner->stats.pack_calls++;
-  r->owner->stats.bytes_packed += static_cast<long long>(l.n) * static_cast<long long>(r->unit->packed_bytes);
-}
-void count_unpack(stf_request r, const IndexList &l) {
-  r->owner->stats.unpack_calls++;
-  r->owner->stats.bytes_unpacked += static_cast<long long>(l.n) * static_cast<long long>(r->unit->packed_bytes);
-}
-
-void grow(std::vector<char> *buf, std::size_t bytes) {
-  if (buf->size() < bytes) buf->resize(bytes);
-}
-
 // Point each receiving peer either at user memory (direct) or at its slice of buf.
 // Direct receives overwrite, so they need a REPLACE unpack.
 void prepare_recv(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct_flags,
@@ -108,7 +81,8 @@ void prepare_recv(stf_request r, const Messages &m, const std::vector<IndexList>
   }
 }
 
-// Pack each sending peer's units into buf, or send from user memory.
+}  // namespace
+
 void prepare_send(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const void *user,
                   std::vector<char> *buf) {
   const Unit &u = *r->unit;
@@ -135,10 +109,7 @@ void unpack_received(stf_request r, const Messages &m, const std::vector<IndexLi
     }
 }
 
-void count_messages(stf_request r, const Messages &sent, const Messages &received) {
-  r->owner->stats.messages_sent += sent.count();
-  r->owner->stats.messages_received += received.count();
-}
+namespace {
 
 // The self part of a bcast or reduce: nothing when it would copy every unit
 // onto itself (REPLACE, the same array on both sides, root i is leaf i),
@@ -165,19 +136,6 @@ int check_data(stf_sf sf, const void *rootdata, const void *leafdata, const char
   return STF_SUCCESS;
 }
 
-namespace {
-
-// The sending and receiving sides of a one-way exchange (bcast or reduce).
-struct Flow {
-  const Messages &from, &to;
-  const std::vector<IndexList> &from_lists, &to_lists;
-  const IndexList &self_from, &self_to;
-  const char *to_direct;  // extra condition for receiving into user memory, or nullptr
-  Channel &channel;
-  std::vector<char> &send_buf, &recv_buf;
-  int tag;
-};
-
 Flow flow(stf_request r, Direction d) {
   const Plan &p = *r->sf->plan;
   if (d == Direction::root_to_leaf)
@@ -186,198 +144,6 @@ Flow flow(stf_request r, Direction d) {
   return {p.leaf, p.root, p.leaf_lists, p.root_lists, p.self_leaf, p.self_root, p.root_recv_direct.data(),
           r->to_root, r->leafbuf, r->rootbuf, tag_leaf_to_root};
 }
-
-// ---- device data ------------------------------------------------------------
-// The device-aware path: device pointers go to MPI (true for emu, whose
-// memory is host memory). Device-side packing, unpacking and the self part
-// are kernel launches on the library stream. Stream model B: the user's data
-// is on the library stream, so begin waits for the stream once, before MPI
-// touches device memory; unpacks stay in flight after end
-// (stf_device_synchronize).
-
-void count_launch(stf_request r) { r->owner->stats.device_kernel_launches++; }
-// l as device kernels read it: its array copied to the device (once per plan).
-int on_device(stf_request r, const IndexList &l, IndexList *out) {
-  return r->sf->plan->device_indices.get(*r->device, l, out);
-}
-void stream_sync(stf_request r) {
-  r->device->stream_synchronize(r->device->library_stream());
-  r->owner->stats.device_stream_syncs++;
-}
-
-// Whether all messages of one side together name a unit twice (cached in the plan).
-bool side_has_duplicates(Plan &p, const Messages &m) {
-  signed char &known = p.device_dups[&m == &p.root ? 0 : 1];
-  if (known < 0) {
-    stf_int top = 0;
-    for (stf_int i : m.idx) top = std::max(top, i + 1);
-    std::vector<char> seen(static_cast<std::size_t>(top), 0);
-    known = 0;
-    for (stf_int i : m.idx)
-      if (seen[i]++) known = 1;
-  }
-  return known == 1;
-}
-
-// The previous use of this slot may still have device work reading or
-// writing its buffers (an unpack after end): wait for it, unless done.
-void settle_slot(stf_request r) {
-  if (!r->device_pending) return;
-  if (!r->event_device->event_query(r->done_event)) {
-    r->event_device->event_synchronize(r->done_event);
-    r->owner->stats.device_stream_syncs++;
-  }
-  r->device_pending = false;
-}
-
-int device_begin(stf_request r, Direction d) {
-  Flow f = flow(r, d);
-  Device &dev = *r->device;
-  const Stream s = dev.library_stream();
-  const Unit &u = *r->unit;
-  const std::size_t pb = u.packed_bytes;
-  const bool src_dev = r->src_mem == STF_MEMTYPE_DEVICE, dst_dev = r->dst_mem == STF_MEMTYPE_DEVICE;
-  settle_slot(r);
-
-  // Receives: into user memory (direct) or a buffer on the destination's side.
-  char *recv_base = nullptr;
-  const std::size_t recv_bytes = f.to.idx.size() * pb;
-  if (dst_dev) {
-    STF_CHECK(r->dev_recv.reserve(&dev, recv_bytes));
-    recv_base = r->dev_recv.data();
-  } else {
-    grow(&f.recv_buf, recv_bytes);
-    recv_base = f.recv_buf.data();
-  }
-  r->recv_ptrs.resize(f.to.count());
-  r->recv_direct.assign(f.to.count(), 0);
-  for (int k = 0; k < f.to.count(); k++) {
-    const bool direct = r->op == MPI_REPLACE && direct_ok(u, f.to_lists[k]) && (!f.to_direct || f.to_direct[k]);
-    r->recv_direct[k] = direct;
-    r->recv_ptrs[k] = direct ? at(r->dst, f.to_lists[k].start, u.extent) : recv_base + f.to.offset[k] * pb;
-  }
-  bool direct_into_device = false;
-  for (int k = 0; k < f.to.count(); k++) direct_into_device |= dst_dev && r->recv_direct[k];
-
-  // Sends: from user memory when contiguous; otherwise packed. On the
-  // device, ONE kernel packs all messages (over the plan's concatenated
-  // index list; slices of direct messages are packed too and not sent).
-  if (src_dev) {
-    bool any_packed = false;
-    for (int k = 0; k < f.from.count(); k++) any_packed |= !direct_ok(u, f.from_lists[k]);
-    r->send_ptrs.resize(f.from.count());
-    if (any_packed) {
-      IndexList all;
-      const stf_int n = static_cast<stf_int>(f.from.idx.size());
-      STF_CHECK(on_device(r, IndexList::array(f.from.idx.data(), n, false), &all));
-      STF_CHECK(r->dev_send.reserve(&dev, f.from.idx.size() * pb));
-      r->dkernels->pack(dev, s, u, all, r->src, r->dev_send.data());
-      count_launch(r);
-      count_pack(r, all);
-    }
-    for (int k = 0; k < f.from.count(); k++)
-      r->send_ptrs[k] = direct_ok(u, f.from_lists[k]) ? at(r->src, f.from_lists[k].start, u.extent)
-                                                      : r->dev_send.data() + f.from.offset[k] * pb;
-  } else {
-    prepare_send(r, f.from, f.from_lists, r->src, &f.send_buf);
-  }
-  // MPI is about to read device memory (packed buffers, or user data the
-  // library stream may still be producing) or to overwrite user device
-  // memory the stream may still be reading: one wait for the stream, before
-  // anything is posted. Nothing else in begin waits.
-  if ((src_dev && f.from.count() > 0) || direct_into_device) stream_sync(r);
-  STF_CHECK(r->sf->transport->post_recv(f.channel, d, f.tag, pb, r->recv_ptrs.data()));
-  STF_CHECK(r->sf->transport->post_send(f.channel, d, f.tag, pb, r->send_ptrs.data()));
-  count_messages(r, f.from, f.to);
-
-  // Self part while messages fly.
-  r->self_to_host = false;
-  const IndexList &from = f.self_from, &to = f.self_to;
-  if (from.n == 0 || (r->op == MPI_REPLACE && r->src == r->dst && r->sf->plan->self_in_place)) return STF_SUCCESS;
-  r->owner->stats.scatter_calls++;
-  const bool atomic = needs_atomics(to, true);
-  const std::size_t self_bytes = static_cast<std::size_t>(from.n) * pb;
-  IndexList dfrom, dto;  // the same lists, read by the device
-  if (src_dev && dst_dev) {
-    STF_CHECK(on_device(r, from, &dfrom));
-    STF_CHECK(on_device(r, to, &dto));
-    r->dkernels->scatter(dev, s, u, dfrom, r->src, dto, r->dst, atomic);
-    count_launch(r);
-  } else if (src_dev) {
-    // Gather the sources on the device, bring them over; end unpacks on the host.
-    STF_CHECK(r->dev_self.reserve(&dev, self_bytes));
-    grow(&r->selfbuf, self_bytes);
-    STF_CHECK(on_device(r, from, &dfrom));
-    r->dkernels->pack(dev, s, u, dfrom, r->src, r->dev_self.data());
-    count_launch(r);
-    dev.memcpy_async(r->selfbuf.data(), r->dev_self.data(), self_bytes, CopyKind::d2h, s);
-    r->owner->stats.device_copies_d2h++;
-    r->self_to_host = true;
-  } else {
-    // Host sources: gather on the host, copy up, combine on the device.
-    STF_CHECK(r->dev_self.reserve(&dev, self_bytes));
-    grow(&r->selfbuf, self_bytes);
-    r->kernels->pack(u, from, r->src, r->selfbuf.data());
-    dev.memcpy_async(r->dev_self.data(), r->selfbuf.data(), self_bytes, CopyKind::h2d, s);
-    r->owner->stats.device_copies_h2d++;
-    STF_CHECK(on_device(r, to, &dto));
-    r->dkernels->unpack(dev, s, u, dto, r->dev_self.data(), r->dst, atomic);
-    count_launch(r);
-  }
-  return STF_SUCCESS;
-}
-
-int device_end(stf_request r, Direction d) {
-  Flow f = flow(r, d);
-  Device &dev = *r->device;
-  const Stream s = dev.library_stream();
-  const Unit &u = *r->unit;
-  const std::size_t pb = u.packed_bytes;
-  STF_CHECK(r->sf->transport->wait_recv(f.channel));
-  if (r->dst_mem == STF_MEMTYPE_DEVICE) {
-    // ONE kernel unpacks every received message when none landed in user
-    // memory (atomics if any slot appears twice across them); else one per
-    // buffered message.
-    bool any_direct = false;
-    for (int k = 0; k < f.to.count(); k++) any_direct |= r->recv_direct[k] != 0;
-    if (!any_direct && !f.to.idx.empty()) {
-      const bool dups = side_has_duplicates(*r->sf->plan, f.to);
-      IndexList all;
-      STF_CHECK(on_device(r, IndexList::array(f.to.idx.data(), static_cast<stf_int>(f.to.idx.size()), dups), &all));
-      r->dkernels->unpack(dev, s, u, all, r->dev_recv.data(), r->dst, needs_atomics(all, true));
-      count_launch(r);
-      count_unpack(r, all);
-    } else {
-      for (int k = 0; k < f.to.count(); k++)
-        if (!r->recv_direct[k]) {
-          IndexList list;
-          STF_CHECK(on_device(r, f.to_lists[k], &list));
-          r->dkernels->unpack(dev, s, u, list, r->dev_recv.data() + f.to.offset[k] * pb, r->dst,
-                              needs_atomics(list, true));
-          count_launch(r);
-          count_unpack(r, f.to_lists[k]);
-        }
-    }
-  } else {
-    unpack_received(r, f.to, f.to_lists, f.recv_buf, r->dst);
-  }
-  if (r->self_to_host) {
-    stream_sync(r);  // the d2h copy of the self part's sources
-    r->kernels->unpack(u, f.self_to, r->selfbuf.data(), r->dst, r->op);
-  }
-  // Work still queued reads this slot's buffers: the next use waits for it.
-  if (r->event_device != &dev) {  // first device use of this slot, or another device since
-    if (r->event_device) r->event_device->event_destroy(r->done_event);
-    r->event_device = nullptr;
-    STF_CHECK(dev.event_create(&r->done_event));
-    r->event_device = &dev;
-  }
-  dev.event_record(r->done_event, s);
-  r->device_pending = true;
-  return r->sf->transport->wait_send(f.channel);
-}
-
-}  // namespace
 
 // src -> dst in direction d: receives posted first, then packs and sends,
 // then the self part while messages fly.
@@ -389,6 +155,7 @@ int one_way_begin(stf_request r, Direction d) {
     // The transport applies the op to user memory itself. The self part goes
     // first: remote accumulates into dst may start once begin_whole runs.
     if (!t.whole_does_self()) self_part(r, f.self_from, f.self_to);
+    STF_CHECK(post_deferred_sends(r->sf, nullptr));  // model C sends of earlier begins go first
     STF_CHECK(t.begin_whole(f.channel, d, WholeOp{*r->unit, r->op, r->src, r->dst}));
     count_messages(r, f.from, f.to);
     return STF_SUCCESS;
@@ -397,6 +164,7 @@ int one_way_begin(stf_request r, Direction d) {
   prepare_recv(r, f.to, f.to_lists, f.to_direct, r->op == MPI_REPLACE, r->dst, &f.recv_buf);
   STF_CHECK(t.post_recv(f.channel, d, f.tag, pb, r->recv_ptrs.data()));
   prepare_send(r, f.from, f.from_lists, r->src, &f.send_buf);
+  STF_CHECK(post_deferred_sends(r->sf, nullptr));  // sends leave in begin order
   STF_CHECK(t.post_send(f.channel, d, f.tag, pb, r->send_ptrs.data()));
   count_messages(r, f.from, f.to);
   self_part(r, f.self_from, f.self_to);
@@ -416,6 +184,18 @@ int one_way_end(stf_request r, Direction d) {
 // applies them in (leaf rank, leaf slot) order, keeping each old value, and
 // sends the old values back.
 int fetch_begin(stf_request r) {
+  if (r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE || r->update_mem == STF_MEMTYPE_DEVICE)
+    return device_fetch_begin(r);
+  return fetch_begin_host(r);
+}
+
+int fetch_end(stf_request r) {
+  if (r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE || r->update_mem == STF_MEMTYPE_DEVICE)
+    return device_fetch_end(r);
+  return fetch_end_host(r);
+}
+
+int fetch_begin_host(stf_request r) {
   stf_sf sf = r->sf;
   const Plan &p = *sf->plan;
   Transport &t = *sf->transport;
@@ -435,6 +215,7 @@ int fetch_begin(stf_request r) {
 
   prepare_send(r, p.leaf, p.leaf_lists, r->src, &r->leafbuf);
   count_messages(r, p.leaf, p.root);
+  STF_CHECK(post_deferred_sends(sf, nullptr));  // the leaf -> root tag is shared with reduce
   return t.post_send(r->to_root, Direction::leaf_to_root, tag_leaf_to_root, pb, r->send_ptrs.data());
 }
 
@@ -496,7 +277,7 @@ int serve_pending_roots(stf_sf sf) {
 
 }  // namespace
 
-int fetch_end(stf_request r) {
+int fetch_end_host(stf_request r) {
   const Plan &p = *r->sf->plan;
   Transport &t = *r->sf->transport;
   const Unit &u = *r->unit;

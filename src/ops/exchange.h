@@ -21,4 +21,15 @@ int one_way_end(stf_request r, Direction d);
 int fetch_begin(stf_request r);
 int fetch_end(stf_request r);
 
+// Device data (device_exchange.cpp), called by the four above.
+int device_begin(stf_request r, Direction d);
+int device_end(stf_request r, Direction d);
+int device_fetch_begin(stf_request r);
+int device_fetch_end(stf_request r);
+// Stream model C posts sends from end. Messages of one direction are
+// matched in the order sends are posted, so every send on sf leaves in begin
+// order: post the deferred sends of sf, oldest first, up to and including
+// upto (all of them if NULL; nothing if upto is not deferred).
+int post_deferred_sends(stf_sf sf, stf_request upto);
+
 }  // namespace stf

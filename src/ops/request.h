@@ -36,20 +36,33 @@ struct stf_request_s {
   unsigned long long fetch_seq = 0;  // fetch: position in this SF's begin order
   bool root_served = false;          // fetch: contributions applied, old values sent back
 
-  // Device path (ops/exchange.cpp): where src and dst live, the device
-  // kernels, device pack buffers, and an event after the slot's last device
-  // work (the next use waits for it before reusing the buffers).
+  // Device path (ops/device_exchange.cpp): where the data lives, the device
+  // kernels, device pack buffers, pinned staging buffers (staged path), and
+  // two events: after the slot's last device work (the next use waits for
+  // it before reusing the buffers) and, in stream model C, after packing
+  // (end waits for it before posting the sends).
   stf::Device *device = nullptr;
-  stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
+  stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST, update_mem = STF_MEMTYPE_HOST;
   const stf::DeviceKernels *dkernels = nullptr;
   stf::DeviceBuffer dev_send, dev_recv, dev_self;
-  stf::Event done_event = nullptr;
-  stf::Device *event_device = nullptr;  // the device that made done_event
+  stf::DeviceBuffer stage_send{true}, stage_recv{true}, stage_update{true};
+  stf::Event done_event = nullptr, ready_event = nullptr;
+  stf::Device *event_device = nullptr;  // the device that made the events
   bool device_pending = false;          // done_event recorded and maybe not reached
   bool self_to_host = false;            // self part: finish on the host in end
+  bool staged = false;                  // device data goes through stage_send/stage_recv
+  // Model C: sends posted from end (or an earlier end) after ready_event.
+  bool send_deferred = false, send_waits_event = false;
+  stf::Direction send_dir = stf::Direction::root_to_leaf;
+  // Fetch-and-op on device data runs on host copies: the user's pointers.
+  const void *user_src = nullptr;
+  void *user_dst = nullptr, *user_update = nullptr;
 
   ~stf_request_s() {
-    if (event_device) event_device->event_destroy(done_event);
+    if (event_device) {
+      event_device->event_destroy(done_event);
+      event_device->event_destroy(ready_event);
+    }
   }
 
   std::vector<char> rootbuf, leafbuf, returnbuf, selfbuf;

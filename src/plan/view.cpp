@@ -85,8 +85,12 @@ extern "C" int stf_view(stf_sf sf, FILE *out) {
   if (sf->rank == 0) {
     // Every rank has the same transport; set up, it describes itself.
     std::string transport = sf->transport ? sf->transport->describe() : sf->opts.type;
-    std::fprintf(out, "star forest on %d rank(s), transport %s, two-sided discovery %s\n%s", sf->size,
-                 transport.c_str(), stf::twosided_name(sf->opts.twosided), all.c_str());
+    std::fprintf(out,
+                 "star forest on %d rank(s), transport %s, two-sided discovery %s, device data: stream model %s, "
+                 "device-aware %s\n%s",
+                 sf->size, transport.c_str(), stf::twosided_name(sf->opts.twosided),
+                 stf::stream_model_name(sf->opts.stream_model), stf::device_aware_name(sf->opts.device_aware),
+                 all.c_str());
     std::fflush(out);
   }
   return STF_SUCCESS;

@@ -81,6 +81,10 @@ class Transport {
   virtual bool whole_does_self() const { return false; }
   virtual int begin_whole(Channel &, Direction, const WholeOp &) { return STF_ERR_INTERNAL; }
   virtual int end_whole(Channel &, Direction) { return STF_ERR_INTERNAL; }
+  // Whether an operation's sends may be posted after later operations'
+  // receives (stream model C posts sends from end). Transports whose
+  // synchronisation epochs may not overlap say no; model C then runs as B.
+  virtual bool sends_may_be_deferred() const { return true; }
 };
 
 // The transport named by sf->opts.type, bound to the SF's communicator and plan.

@@ -123,10 +123,15 @@ class WindowTransport : public Transport {
   }
 
   const char *name() const override { return "window"; }
+  // Fence and PSCW epochs of operations in flight may not overlap, so every
+  // send of an operation happens before the next operation starts.
+  bool sends_may_be_deferred() const override { return sync_ == WindowSync::lock; }
+
   std::string describe() const override {
     return std::string("window (MPI-3 one-sided: one MPI_Put of the packed message per peer into receive buffers "
                        "attached to a dynamic window, sync ") +
-           window_sync_name(sync_) + "; basic fallback: fetch-and-op return leg)";
+           window_sync_name(sync_) + "; basic fallback: fetch-and-op return leg" +
+           (sends_may_be_deferred() ? "" : "; device stream model C runs as B") + ")";
   }
 
   // Target role: expose the receive slices, tell each origin where its slice is.

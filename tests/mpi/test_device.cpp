@@ -1,16 +1,21 @@
-// Device data on the emulated device (issue 6, first slice): bcast and
-// reduce with root and leaf data in emu device memory and in mixed
-// placements, against the serial oracle; the device counters of a
-// contiguous bcast (no kernel) and of stream model B (one stream
-// synchronisation per begin that touches device memory through MPI); a
+// Device data on the emulated device (issue 6): bcast, reduce and
+// fetch-and-op with root and leaf data in emu device memory and in mixed
+// placements, gather/scatter on the device, against the serial oracle (in
+// the SF's default stream model and data path: CTest reruns this with
+// STF_STREAM_MODEL and STF_DEVICE_AWARE); the device counters of every
+// stream model and data path; ordering against a slow kernel on a user
+// stream (models A and B); model C with ends in rank-dependent order; a
 // reduce whose unpack targets repeat (atomics needed on emu's thread pool).
 //
 // Runs with STF_DEVICE=emu or selects emu itself.
 // Options: --seed N (STF_TEST_SEED), --graphs N random graphs (STF_TEST_GRAPHS),
 // --atomics-only (only the duplicate-target reduce, up to 200 times).
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check.h"
@@ -73,16 +78,24 @@ void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placem
   ck.code(stf_device_synchronize(), STF_SUCCESS, "stf_device_synchronize");
   // All on the device, an op other than REPLACE (nothing received in
   // place): however many peers, at most one pack kernel, one unpack kernel
-  // and one self-part kernel, and at most one stream wait. (With REPLACE,
-  // messages received in place make the unpack one kernel per other message.)
+  // and one self-part kernel, and the host waits of the SF's stream model.
+  // (With REPLACE, messages received in place make the unpack one kernel
+  // per other message.)
   stf_get_stats(sf, &after);
   if (pl.roots_on_device && pl.leaves_on_device && d.op != MPI_REPLACE) {
     ck.check(after.pack_calls - before.pack_calls <= 1 && after.unpack_calls - before.unpack_calls <= 1 &&
                  after.device_kernel_launches - before.device_kernel_launches <= 3,
              "%lld packs, %lld unpacks, %lld launches: want <= 1, 1, 3", after.pack_calls - before.pack_calls,
              after.unpack_calls - before.unpack_calls, after.device_kernel_launches - before.device_kernel_launches);
-    ck.check(after.device_stream_syncs - before.device_stream_syncs <= 1, "%lld stream waits, want <= 1",
-             after.device_stream_syncs - before.device_stream_syncs);
+    stf_stream_model model = STF_STREAM_MODEL_B;
+    stf_get_stream_model(sf, &model);
+    const long long streams = after.device_stream_syncs - before.device_stream_syncs,
+                    devices = after.device_syncs - before.device_syncs,
+                    events = after.device_event_syncs - before.device_event_syncs;
+    const long long max_streams = model == STF_STREAM_MODEL_A ? 2 : model == STF_STREAM_MODEL_B ? 1 : 0;
+    ck.check(streams <= max_streams && devices == (model == STF_STREAM_MODEL_A ? 1 : 0) && events <= 1,
+             "model %d: %lld stream, %lld device, %lld event waits", static_cast<int>(model), streams, devices,
+             events);
   }
   pr.fetch(ck);
   plf.fetch(ck);
@@ -107,6 +120,31 @@ void device_reduce(Checker &ck, stf_sf sf, const DataGen &d, int me, const Place
   if (d.op == MPI_REPLACE) accept_any_leaf(d, me, root, &want);
   compare_buffers(ck, *d.u, "reduce rootdata", root, want, root_mask(*d.g, me));
   compare_buffers(ck, *d.u, "reduce leafdata (input)", leaf, leaf0, no_mask(leaf));
+}
+
+// fetch-and-op with root data, and leaf data with leafupdate, placed as pl says.
+void device_fetch(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placement &pl) {
+  const std::uint64_t update_tag = 77;
+  Buffer root = d.root_buffer(me), leaf = d.leaf_buffer(me), update = d.blank_leaf_buffer(me, update_tag);
+  const Buffer leaf0 = leaf;
+  Buffer want_root = root, want_update = update;
+  expect_fetch(d, me, update_tag, &want_root, &want_update);
+  {
+    Placed pr(ck, *d.u, root, pl.roots_on_device), plf(ck, *d.u, leaf, pl.leaves_on_device),
+        pu(ck, *d.u, update, pl.leaves_on_device);
+    stf_request req = nullptr;
+    if (!ck.code(stf_fetch_and_op_begin(sf, d.u->type, pr.data(), plf.data(), pu.data(), d.op, &req), STF_SUCCESS,
+                 "fetch_and_op_begin"))
+      return;
+    if (!ck.code(stf_fetch_and_op_end(sf, &req), STF_SUCCESS, "fetch_and_op_end")) return;
+    ck.code(stf_device_synchronize(), STF_SUCCESS, "stf_device_synchronize");
+    pr.fetch(ck);
+    plf.fetch(ck);
+    pu.fetch(ck);
+  }
+  compare_buffers(ck, *d.u, "fetch_and_op rootdata", root, want_root, root_mask(*d.g, me));
+  compare_buffers(ck, *d.u, "fetch_and_op leafupdate", update, want_update, leaf_mask(*d.g, me));
+  compare_buffers(ck, *d.u, "fetch_and_op leafdata (input)", leaf, leaf0, no_mask(leaf));
 }
 
 // gather and scatter (REPLACE over the multi-SF) with all data on the device.
@@ -159,6 +197,7 @@ void oracle_suite(Checker &ck, int me, std::uint64_t seed, int nrandom) {
                        pl.name + (with_mem ? " (_mem)" : " (detected)"));
             device_bcast(ck, sf, d, me, pl, with_mem);
             device_reduce(ck, sf, d, me, pl, with_mem);
+            if (op != MPI_REPLACE) device_fetch(ck, sf, d, me, pl);
           }
           if (op == MPI_REPLACE) {
             ck.context(graphs[gi].name + (opt ? " pack_opt 0 " : " ") + u->name + " gather/scatter on device");
@@ -180,101 +219,230 @@ LocalGraph shift_graph(int me, int size, int n, bool reversed) {
   return g;
 }
 
+const char *const kModels[] = {"A", "B", "C"};
+
+std::string path_options(int model, bool staged) {
+  return std::string("-stf_stream_model ") + kModels[model] + " -stf_device_aware " + (staged ? "0" : "1");
+}
+
+long long delta(const stf_stats &a, const stf_stats &b, long long stf_stats::*f) { return b.*f - a.*f; }
+
+// The device counters of one bcast with roots and leaves on the device, for
+// each stream model and data path, against what the models promise: a
+// contiguous bcast launches no pack kernel; model A waits for the device once
+// in begin and for the stream once in end; B waits for the stream exactly
+// once in begin when it sends (and never in end); C never waits in begin and
+// waits for its packing event in end; staging copies down once and up once
+// per operation (one message each way here). REPLACE iterations, then SUM
+// ones adding the same roots again; the leaves are checked at the end.
 void counter_tests(Checker &ck, int me, int size) {
   const int n = 64;
+  const bool remote = size > 1;  // one rank: no messages, a self scatter only
+  const bool check_mpi = std::getenv("STF_DEVICE_CHECK_MPI") && *std::getenv("STF_DEVICE_CHECK_MPI") == '1';
+  // The window transport in fence or pscw mode (fence is its default) cannot
+  // defer sends: model C runs as B there.
+  const char *type = std::getenv("STF_TYPE"), *wsync = std::getenv("STF_WINDOW_SYNC");
+  const bool c_runs_as_b = type && std::string(type) == "window" && !(wsync && std::string(wsync) == "lock");
   void *root = nullptr, *leaf = nullptr;
   stf_device_malloc(n * sizeof(int), &root);
   stf_device_malloc(n * sizeof(int), &leaf);
-  std::vector<int> init(n);
+  std::vector<int> init(n), got(n);
   for (int i = 0; i < n; ++i) init[i] = 1000 * me + i;
   stf_device_memcpy(root, init.data(), n * sizeof(int));
-
-  // Contiguous REPLACE bcast: messages go straight from and to device memory.
-  ck.context("counters: contiguous REPLACE bcast");
-  stf_sf sf = make_sf(ck, shift_graph(me, size, n, false), MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
-  stf_stats st;
-  for (int it = 0; it < 3; ++it) {
-    ck.code(stf_bcast(sf, MPI_INT, root, leaf, MPI_REPLACE), STF_SUCCESS, "bcast");
-    stf_device_synchronize();
-  }
-  stf_get_stats(sf, &st);
-  // One rank: the shift is the self part, one scatter kernel per bcast.
-  // Several: no kernel, and one stream wait per begin (MPI reads the roots
-  // straight from device memory, which the stream may still be writing).
-  ck.check(st.pack_calls == 0 && st.unpack_calls == 0, "pack %lld unpack %lld, want 0", st.pack_calls,
-           st.unpack_calls);
-  ck.check(st.device_kernel_launches == (size == 1 ? 3 : 0), "kernel launches %lld, want %d",
-           st.device_kernel_launches, size == 1 ? 3 : 0);
-  ck.check(st.device_stream_syncs == (size == 1 ? 0 : 3) && st.device_syncs == 0, "syncs %lld/%lld, want %d/0",
-           st.device_stream_syncs, st.device_syncs, size == 1 ? 0 : 3);
-  std::vector<int> got(n);
-  stf_device_memcpy(got.data(), leaf, n * sizeof(int));
-  for (int i = 0; i < n; ++i)
-    if (!ck.check(got[i] == 1000 * ((me + 1) % size) + i, "leaf %d = %d", i, got[i])) break;
-  stf_destroy(&sf);
-
-  // Model B: a reversed shift packs every message; one launch and exactly
-  // one stream synchronisation per begin, none in end (REPLACE into
-  // contiguous leaves: received in place, nothing to unpack).
-  // Then the same with MPI_SUM: one pack launch in begin, one unpack launch
-  // in end, still one synchronisation per begin and none in end.
-  ck.context("counters: model B, packed bcast");
-  sf = make_sf(ck, shift_graph(me, size, n, true), MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
-  const int iters = 4;
-  for (int it = 0; it < 2 * iters; ++it) {
-    const bool sum = it >= iters;
-    if (sum) ck.context("counters: model B, packed bcast with MPI_SUM");
-    stf_stats before, mid, after;
-    stf_get_stats(sf, &before);
-    stf_request req = nullptr;
-    ck.code(stf_bcast_begin(sf, MPI_INT, root, leaf, sum ? MPI_SUM : MPI_REPLACE, &req), STF_SUCCESS, "bcast_begin");
-    stf_get_stats(sf, &mid);
-    ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "bcast_end");
-    stf_get_stats(sf, &after);
-    stf_device_synchronize();
-    const long long want_sync = size > 1 ? 1 : 0;  // one rank: no remote sends, a self scatter only
-    ck.check(mid.device_stream_syncs - before.device_stream_syncs == want_sync, "begin: %lld stream syncs, want %lld",
-             mid.device_stream_syncs - before.device_stream_syncs, want_sync);
-    ck.check(after.device_stream_syncs == mid.device_stream_syncs, "end: %lld stream syncs, want 0",
-             after.device_stream_syncs - mid.device_stream_syncs);
-    const long long want_launches = sum && size > 1 ? 2 : 1;  // pack (+ unpack); one rank: one scatter
-    ck.check(after.device_kernel_launches - before.device_kernel_launches == want_launches,
-             "%lld launches, want %lld", after.device_kernel_launches - before.device_kernel_launches, want_launches);
-    ck.check(after.device_syncs == 0, "device syncs %lld", after.device_syncs);
-  }
-  // REPLACE set the leaves, then iters SUMs added the same roots again.
-  stf_device_memcpy(got.data(), leaf, n * sizeof(int));
-  for (int i = 0; i < n; ++i)
-    if (!ck.check(got[i] == (iters + 1) * (1000 * ((me + 1) % size) + (n - 1 - i)), "leaf %d = %d", i, got[i]))
-      break;
-  stf_destroy(&sf);
+  for (int staged = 0; staged < 2; ++staged)
+    for (int model = 0; model < 3; ++model)
+      for (int reversed = 0; reversed < 2; ++reversed) {
+        const std::string opts = path_options(model, staged);
+        const std::string what = std::string(reversed ? "packed" : "contiguous") + " bcast, " + opts;
+        stf_sf sf = make_sf(ck, shift_graph(me, size, n, reversed), MPI_COMM_WORLD, opts.c_str(), STF_COPY_VALUES);
+        if (!sf) continue;
+        const int iters = 3;
+        for (int it = 0; it < 2 * iters; ++it) {
+          const bool sum = it >= iters;
+          ck.context("counters: " + std::string(sum ? "MPI_SUM " : "REPLACE ") + what);
+          stf_stats before, mid, after;
+          stf_get_stats(sf, &before);
+          stf_request req = nullptr;
+          ck.code(stf_bcast_begin(sf, MPI_INT, root, leaf, sum ? MPI_SUM : MPI_REPLACE, &req), STF_SUCCESS,
+                  "bcast_begin");
+          stf_get_stats(sf, &mid);
+          ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "bcast_end");
+          stf_get_stats(sf, &after);
+          stf_device_synchronize();
+          const int acts_as = model == 2 && c_runs_as_b ? 1 : model;
+          const bool A = acts_as == 0, B = acts_as == 1, C = acts_as == 2;
+          // Begin.
+          ck.check(delta(before, mid, &stf_stats::device_syncs) == (A ? 1 : 0), "begin: %lld device syncs",
+                   delta(before, mid, &stf_stats::device_syncs));
+          const long long want_begin_streams = B ? remote : A ? remote && (reversed || staged) : 0;
+          ck.check(delta(before, mid, &stf_stats::device_stream_syncs) == want_begin_streams,
+                   "begin: %lld stream syncs, want %lld", delta(before, mid, &stf_stats::device_stream_syncs),
+                   want_begin_streams);
+          ck.check(delta(before, mid, &stf_stats::device_event_syncs) == 0, "begin: %lld event syncs",
+                   delta(before, mid, &stf_stats::device_event_syncs));
+          const long long want_packs = remote ? reversed : 0;
+          ck.check(delta(before, after, &stf_stats::pack_calls) == want_packs, "%lld pack calls, want %lld",
+                   delta(before, after, &stf_stats::pack_calls), want_packs);
+          ck.check(delta(before, mid, &stf_stats::device_copies_d2h) == (staged && remote ? 1 : 0),
+                   "begin: %lld copies d2h", delta(before, mid, &stf_stats::device_copies_d2h));
+          // End.
+          ck.check(delta(mid, after, &stf_stats::device_stream_syncs) == (A ? 1 : 0), "end: %lld stream syncs",
+                   delta(mid, after, &stf_stats::device_stream_syncs));
+          ck.check(delta(mid, after, &stf_stats::device_event_syncs) == (C && remote ? 1 : 0),
+                   "end: %lld event syncs", delta(mid, after, &stf_stats::device_event_syncs));
+          ck.check(delta(mid, after, &stf_stats::device_syncs) == 0, "end: %lld device syncs",
+                   delta(mid, after, &stf_stats::device_syncs));
+          ck.check(delta(mid, after, &stf_stats::device_copies_h2d) == (staged && remote ? 1 : 0),
+                   "end: %lld copies h2d", delta(mid, after, &stf_stats::device_copies_h2d));
+          // Kernels: the pack; an unpack unless every message is received in
+          // place (device-aware REPLACE outside model C) or copied up into
+          // place (staged REPLACE); one rank: the self scatter.
+          const bool unpack = sum || (C && !staged);
+          const long long want_launches = remote ? want_packs + (unpack ? 1 : 0) : 1;
+          ck.check(delta(before, after, &stf_stats::device_kernel_launches) == want_launches,
+                   "%lld kernel launches, want %lld", delta(before, after, &stf_stats::device_kernel_launches),
+                   want_launches);
+          if (check_mpi && remote) {
+            ck.check(delta(before, after, &stf_stats::mpi_buffers_checked) == 2, "%lld buffers checked, want 2",
+                     delta(before, after, &stf_stats::mpi_buffers_checked));
+            // Device-aware: MPI gets device memory both ways (the contiguous
+            // send, and the receive in place or into the device buffer).
+            const long long want_dev = staged ? 0 : 2;
+            ck.check(delta(before, after, &stf_stats::device_buffers_to_mpi) == want_dev,
+                     "%lld device buffers handed to MPI, want %lld",
+                     delta(before, after, &stf_stats::device_buffers_to_mpi), want_dev);
+          }
+        }
+        stf_device_memcpy(got.data(), leaf, n * sizeof(int));
+        for (int i = 0; i < n; ++i) {
+          const int want = (iters + 1) * (1000 * ((me + 1) % size) + (reversed ? n - 1 - i : i));
+          if (!ck.check(got[i] == want, "leaf %d = %d, want %d", i, got[i], want)) break;
+        }
+        stf_destroy(&sf);
+      }
   stf_device_free(root);
   stf_device_free(leaf);
+}
+
+// A slow kernel on a user stream writes the roots; the bcast right after
+// must send what it wrote: model A waits for the whole device, model B does
+// when that stream is the library stream (stf_device_set_stream). (Model B
+// with another stream may send stale data; that is the user's contract.)
+struct SlowFill {
+  int *data;
+  int value;
+};
+void slow_fill(int64_t b, int64_t e, void *ctx) {
+  const SlowFill *f = static_cast<const SlowFill *>(ctx);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  for (int64_t i = b; i < e; ++i) f->data[i] = f->value + static_cast<int>(i);
+}
+
+void ordering_tests(Checker &ck, int me, int size) {
+  const int n = 256;
+  int *root = nullptr, *leaf = nullptr;
+  stf_device_malloc(n * sizeof(int), reinterpret_cast<void **>(&root));
+  stf_device_malloc(n * sizeof(int), reinterpret_cast<void **>(&leaf));
+  stf_stream user = nullptr;
+  ck.code(stf_stream_create(&user), STF_SUCCESS, "stf_stream_create");
+  std::vector<int> got(n);
+  int round = 0;
+  for (int staged = 0; staged < 2; ++staged)
+    for (int model = 0; model < 2; ++model)  // A, B
+      for (int reversed = 0; reversed < 2; ++reversed) {
+        const std::string opts = path_options(model, staged);
+        ck.context(std::string("ordering: slow producer on a user stream, ") + (reversed ? "packed " : "contiguous ") +
+                   opts);
+        stf_sf sf = make_sf(ck, shift_graph(me, size, n, reversed), MPI_COMM_WORLD, opts.c_str(), STF_COPY_VALUES);
+        if (!sf) continue;
+        ++round;
+        std::vector<int> old(n, -1);
+        stf_device_memcpy(root, old.data(), n * sizeof(int));
+        if (model == 1) stf_device_set_stream(user);
+        SlowFill fill{root, 100000 * round + 1000 * me};
+        ck.code(stf_device_launch(user, n, slow_fill, &fill), STF_SUCCESS, "stf_device_launch");
+        ck.code(stf_bcast(sf, MPI_INT, root, leaf, MPI_REPLACE), STF_SUCCESS, "bcast");
+        stf_device_synchronize();
+        if (model == 1) stf_device_set_stream(nullptr);
+        stf_stream_synchronize(user);
+        stf_device_memcpy(got.data(), leaf, n * sizeof(int));
+        const int src = (me + 1) % size;
+        for (int i = 0; i < n; ++i) {
+          const int want = 100000 * round + 1000 * src + (reversed ? n - 1 - i : i);
+          if (!ck.check(got[i] == want, "leaf %d = %d, want %d", i, got[i], want)) break;
+        }
+        stf_destroy(&sf);
+      }
+  stf_stream_destroy(user);
+  stf_device_free(root);
+  stf_device_free(leaf);
+}
+
+// Model C posts sends from end. Two bcasts in flight on one SF, ended in
+// opposite orders on neighbouring ranks: the messages must still reach the
+// right operation (sends leave in begin order, whatever the end order).
+void model_c_end_order(Checker &ck, int me, int size) {
+  const int n = 32;
+  for (int staged = 0; staged < 2; ++staged) {
+    const std::string opts = path_options(2, staged);
+    ck.context("model C: two bcasts ended in rank-dependent order, " + opts);
+    stf_sf sf = make_sf(ck, shift_graph(me, size, n, true), MPI_COMM_WORLD, opts.c_str(), STF_COPY_VALUES);
+    if (!sf) continue;
+    int *root[2], *leaf[2];
+    std::vector<int> init(n);
+    for (int k = 0; k < 2; ++k) {
+      stf_device_malloc(n * sizeof(int), reinterpret_cast<void **>(&root[k]));
+      stf_device_malloc(n * sizeof(int), reinterpret_cast<void **>(&leaf[k]));
+      for (int i = 0; i < n; ++i) init[i] = 10000 * k + 100 * me + i;
+      stf_device_memcpy(root[k], init.data(), n * sizeof(int));
+    }
+    stf_request req[2] = {nullptr, nullptr};
+    for (int k = 0; k < 2; ++k)
+      ck.code(stf_bcast_begin(sf, MPI_INT, root[k], leaf[k], MPI_REPLACE, &req[k]), STF_SUCCESS, "bcast_begin");
+    const int first = me % 2;  // odd ranks end the second operation first
+    ck.code(stf_bcast_end(sf, &req[first]), STF_SUCCESS, "bcast_end");
+    ck.code(stf_bcast_end(sf, &req[1 - first]), STF_SUCCESS, "bcast_end");
+    stf_device_synchronize();
+    std::vector<int> got(n);
+    for (int k = 0; k < 2; ++k) {
+      stf_device_memcpy(got.data(), leaf[k], n * sizeof(int));
+      for (int i = 0; i < n; ++i) {
+        const int want = 10000 * k + 100 * ((me + 1) % size) + (n - 1 - i);
+        if (!ck.check(got[i] == want, "operation %d leaf %d = %d, want %d", k, i, got[i], want)) break;
+      }
+      stf_device_free(root[k]);
+      stf_device_free(leaf[k]);
+    }
+    stf_destroy(&sf);
+  }
 }
 
 // Every leaf of every rank adds 1 to root 0 of rank 0: the unpack at rank 0
 // hits one slot from all positions of one kernel, split over the emu pool.
 // trials: up to this many runs, stopping at the first wrong sum.
 void atomics_test(Checker &ck, int me, int size, int trials) {
-  const int nleaves = 1 << 16;
+  // Doubles: their add is a load, an add and a store (an integer add to
+  // memory is one instruction, which an interrupt cannot cut in two).
+  const int nleaves = 1 << 18;
   LocalGraph g;
   g.nroots = 1;
   for (int i = 0; i < nleaves; ++i) g.iremote.push_back(stf_node{0, 0});
   stf_sf sf = make_sf(ck, g, MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
   void *root = nullptr, *leaf = nullptr;
-  stf_device_malloc(sizeof(long long), &root);
-  stf_device_malloc(nleaves * sizeof(long long), &leaf);
-  std::vector<long long> ones(nleaves, 1);
-  stf_device_memcpy(leaf, ones.data(), nleaves * sizeof(long long));
+  stf_device_malloc(sizeof(double), &root);
+  stf_device_malloc(nleaves * sizeof(double), &leaf);
+  std::vector<double> ones(nleaves, 1.0);
+  stf_device_memcpy(leaf, ones.data(), nleaves * sizeof(double));
+  const double want = static_cast<double>(nleaves) * size;  // exact in a double
   for (int trial = 0; trial < trials; ++trial) {
     ck.context("atomics: reduce SUM onto one root, trial " + std::to_string(trial));
-    long long zero = 0, got = -1;
+    double zero = 0, got = -1;
     stf_device_memcpy(root, &zero, sizeof zero);
-    ck.code(stf_reduce(sf, MPI_LONG_LONG, leaf, root, MPI_SUM), STF_SUCCESS, "reduce");
+    ck.code(stf_reduce(sf, MPI_DOUBLE, leaf, root, MPI_SUM), STF_SUCCESS, "reduce");
     stf_device_synchronize();
     stf_device_memcpy(&got, root, sizeof got);
-    int ok = me != 0 || got == static_cast<long long>(nleaves) * size;
-    if (me == 0) ck.check(ok, "root = %lld, want %lld", got, static_cast<long long>(nleaves) * size);
+    int ok = me != 0 || got == want;
+    if (me == 0) ck.check(ok, "root = %.0f, want %.0f", got, want);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) break;
   }
@@ -302,15 +470,19 @@ void api_tests(Checker &ck) {
   ck.code(stf_device_select("gpu9"), STF_ERR_OPTION, "stf_device_select unknown");
   ck.code(stf_set_options("-stf_device nope"), STF_ERR_OPTION, "-stf_device nope");
   stf_device_free(p);
-  // fetch-and-op on device data is refused, on every rank alike.
-  void *d = nullptr;
-  stf_device_malloc(sizeof(int), &d);
-  int leaf = 0, upd = 0;
+  // One leaf adding 5 to a device root: fetch-and-op on device data.
+  int *d = nullptr;
+  stf_device_malloc(sizeof(int), reinterpret_cast<void **>(&d));
+  int leaf = 5, upd = -1, start = 10, now = 0;
+  stf_device_memcpy(d, &start, sizeof start);
   LocalGraph g;
   g.nroots = 1;
   g.iremote.push_back(stf_node{0, 0});
   stf_sf one = make_sf(ck, g, MPI_COMM_SELF, nullptr, STF_COPY_VALUES);
-  ck.code(stf_fetch_and_op(one, MPI_INT, d, &leaf, &upd, MPI_SUM), STF_ERR_UNSUPPORTED, "fetch_and_op on device");
+  ck.code(stf_fetch_and_op(one, MPI_INT, d, &leaf, &upd, MPI_SUM), STF_SUCCESS, "fetch_and_op on device");
+  stf_device_synchronize();
+  stf_device_memcpy(&now, d, sizeof now);
+  ck.check(upd == 10 && now == 15, "fetch_and_op on a device root: old %d (want 10), root %d (want 15)", upd, now);
   ck.code(stf_bcast_begin_mem(one, MPI_INT, static_cast<stf_memtype>(7), d, STF_MEMTYPE_HOST, &leaf, MPI_REPLACE,
                               nullptr),
           STF_ERR_ARG, "bad memtype");
@@ -341,6 +513,8 @@ int main(int argc, char **argv) {
   } else {
     api_tests(ck);
     counter_tests(ck, me, size);
+    ordering_tests(ck, me, size);
+    model_c_end_order(ck, me, size);
     atomics_test(ck, me, size, 10);
     oracle_suite(ck, me, seed, nrandom);
   }
