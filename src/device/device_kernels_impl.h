@@ -18,6 +18,19 @@ namespace stf {
 // dropped, so that a test can show that duplicate targets need them.
 bool device_atomics_allowed();
 
+// f(0), f(1), ..., f(n - 1) in order, as one device thread: REPLACE onto
+// duplicate targets with units of several elements, where element-wise
+// atomics would let one unit end up with elements of different leaves.
+// Slow (one thread) but rare; the host kernels give the same result.
+template <class F>
+struct InOrderFn {
+  F f;
+  stf_int n;
+  STF_HOST_DEVICE void operator()(stf_int) const {
+    for (stf_int i = 0; i < n; ++i) f(i);
+  }
+};
+
 // Element T, op Op<T>: units of u.extent / sizeof(T) elements (the unit's
 // count of T, or its bytes as words for plain copies).
 template <class Launch, class T, template <class> class Op>
@@ -34,8 +47,17 @@ struct Launchers {
                 UnpackFn<T, Op<T>, 0, AnyPattern, A>{AnyPattern(idx), static_cast<const T *>(buf),
                                                      static_cast<T *>(data), Block<0>(per_unit(u))});
   }
+  // Whole units must win, not single elements (see InOrderFn).
+  static bool in_order(const Unit &u, bool atomic) {
+    return std::is_same_v<Op<T>, OpReplace<T>> && atomic && per_unit(u) > 1 && device_atomics_allowed();
+  }
   static void unpack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data,
                      bool atomic) {
+    if (in_order(u, atomic)) {
+      using F = UnpackFn<T, Op<T>, 0, AnyPattern, false>;
+      const F f{AnyPattern(idx), static_cast<const T *>(buf), static_cast<T *>(data), Block<0>(per_unit(u))};
+      return Launch::run(d, s, 1, InOrderFn<F>{f, idx.n});
+    }
     atomic && device_atomics_allowed() ? unpack_as<true>(d, s, u, idx, buf, data)
                                        : unpack_as<false>(d, s, u, idx, buf, data);
   }
@@ -49,6 +71,12 @@ struct Launchers {
   }
   static void scatter(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
                       const IndexList &di, void *dst, bool atomic) {
+    if (in_order(u, atomic)) {
+      using F = ScatterFn<T, Op<T>, 0, AnyPattern, AnyPattern, false>;
+      const F f{AnyPattern(si), AnyPattern(di), static_cast<const T *>(src), static_cast<T *>(dst),
+                Block<0>(per_unit(u))};
+      return Launch::run(d, s, 1, InOrderFn<F>{f, di.n});
+    }
     atomic && device_atomics_allowed() ? scatter_as<true>(d, s, u, si, src, di, dst)
                                        : scatter_as<false>(d, s, u, si, src, di, dst);
   }

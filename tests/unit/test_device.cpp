@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device/device.h"
+#include "device/device_kernels.h"
 #include "kernels/functors.h"
 #include "kernels/ops.h"
 
@@ -117,6 +118,33 @@ TEST(EmuDevice, PlainUnpackOnDuplicatesLosesUpdates) {
   // The same device with atomics loses nothing.
   EXPECT_EQ(unpack_onto_one_slot<true>(*dev, n), n);
 #endif
+}
+
+// REPLACE onto one target from many leaves with units of three doubles: the
+// result must be one whole leaf unit, the last one as on the host, never a
+// mix of elements from different leaves (workers interrupted mid-kernel).
+TEST(EmuDevice, ReplaceOntoDuplicatesKeepsWholeUnits) {
+  setenv("STF_EMU_PREEMPT", "1", 1);
+  auto dev = make_emu_device();
+  unsetenv("STF_EMU_PREEMPT");
+  MPI_Datatype three;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &three);
+  MPI_Type_commit(&three);
+  const Unit *u = nullptr;
+  ASSERT_EQ(decode_unit(three, &u), STF_SUCCESS);
+  const DeviceKernels *k = nullptr;
+  ASSERT_EQ(get_device_kernels(*dev, *u, MPI_REPLACE, &k), STF_SUCCESS);
+  const stf_int n = 1 << 16;
+  std::vector<double> buf(3 * static_cast<std::size_t>(n));
+  for (stf_int i = 0; i < n; ++i) buf[3 * i] = buf[3 * i + 1] = buf[3 * i + 2] = i;
+  std::vector<stf_int> zeros(n, 0);
+  double target[3] = {-1, -1, -1};
+  k->unpack(*dev, dev->library_stream(), *u, IndexList::array(zeros.data(), n, true), buf.data(), target, true);
+  dev->stream_synchronize(dev->library_stream());
+  EXPECT_EQ(target[0], n - 1);
+  EXPECT_EQ(target[1], n - 1);
+  EXPECT_EQ(target[2], n - 1);
+  MPI_Type_free(&three);
 }
 
 TEST(HostDevice, EverythingImmediate) {
