@@ -76,10 +76,12 @@ BlockMult *args_for(stf_csr A, const double *x, double *y) {
   return slot.get();
 }
 
+// Every kind of host wait: stream, device, and event (model C waits in end
+// for its packing event before posting the sends).
 long long host_waits(stf_sf sf) {
   stf_stats st;
   stf_get_stats(sf, &st);
-  return st.device_stream_syncs + st.device_syncs;
+  return st.device_stream_syncs + st.device_syncs + st.device_event_syncs;
 }
 
 int launch(stf_stream s, stf_int n, BlockMult *m) {
