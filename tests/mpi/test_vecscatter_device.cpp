@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "device_matrices.h"
-#include "graphs.h"
+#include "scatter_case.h"
 
 using namespace stft;
 
@@ -55,13 +55,8 @@ int main(int argc, char **argv) {
   for (int trial = 0; trial < 12; trial++) {
     const Placement &pl = kPlacements[trial % 3];
     ck.context("trial " + std::to_string(trial) + " " + pl.name);
-    Rng shared(hash_key(seed, trial)), mine(hash_key(seed, trial, me + 1));
-    std::vector<stf_int> owned(size), first(size + 1, 0);
-    for (int p = 0; p < size; p++) owned[p] = static_cast<stf_int>(shared.range(0, 40));
-    for (int p = 0; p < size; p++) first[p + 1] = first[p] + owned[p];
-    const stf_int n = first[size];
-    std::vector<stf_int> need(n > 0 ? mine.range(0, 60) : 0);
-    for (stf_int &g : need) g = static_cast<stf_int>(mine.below(n));
+    const ScatterCase sc(seed, trial, me, size, 40, 60);
+    const std::vector<stf_int> &owned = sc.owned, &first = sc.first, &need = sc.need;
     const stf_int bs = (trial / 3) % 2 ? 2 : 1;
     MPI_Datatype unit = bs == 2 ? pair : MPI_DOUBLE;
     stf_vecscatter vs = nullptr;
@@ -87,14 +82,7 @@ int main(int argc, char **argv) {
     }
     // Reverse ADD of the ghosts (2 x owned values) into ones: owned entry g
     // ends at 1 + 2 * value(g) * (number of requests of g anywhere).
-    std::vector<stf_int> counts(n, 0), all_need;
-    int nn = static_cast<int>(need.size());
-    std::vector<int> nns(size), displs(size, 0);
-    MPI_Allgather(&nn, 1, MPI_INT, nns.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    for (int p = 1; p < size; p++) displs[p] = displs[p - 1] + nns[p - 1];
-    all_need.resize(displs[size - 1] + nns[size - 1] + 1);
-    MPI_Allgatherv(need.data(), nn, MPI_INT, all_need.data(), nns.data(), displs.data(), MPI_INT, MPI_COMM_WORLD);
-    for (int k = 0; k < displs[size - 1] + nns[size - 1]; k++) counts[all_need[k]]++;
+    const std::vector<stf_int> counts = sc.request_counts(MPI_COMM_WORLD);
     Vec acc(ck, std::vector<double>(owned[me] * bs + 1, 1.0), pl.owned_on_device);
     stf_request req = nullptr;
     ck.code(stf_vecscatter_reverse_begin(vs, unit, ghost.data(), acc.data(), STF_ADD_VALUES, &req), STF_SUCCESS,
