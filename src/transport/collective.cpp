@@ -153,7 +153,10 @@ class CollectiveTransport : public Transport {
     const int n = counts_[me_];
     void *dst = w.dst;
     const void *src = w.src;
-    if (d == Direction::root_to_leaf) {
+    if (shape_ == Shape::alltoall) {  // its own reverse
+      const int b = n / static_cast<int>(counts_.size());
+      STF_MPI(MPI_Ialltoall(src, b, t, dst, b, t, comm_, req));
+    } else if (d == Direction::root_to_leaf) {
       switch (shape_) {
         case Shape::allgather:
           if (uniform_) STF_MPI(MPI_Iallgather(src, n, t, dst, n, t, comm_, req));
@@ -163,12 +166,7 @@ class CollectiveTransport : public Transport {
           if (uniform_) STF_MPI(MPI_Igather(src, n, t, dst, n, t, 0, comm_, req));
           else STF_MPI(MPI_Igatherv(src, n, t, dst, counts_.data(), displs_.data(), t, 0, comm_, req));
           break;
-        case Shape::alltoall: {
-          const int b = n / static_cast<int>(counts_.size());
-          STF_MPI(MPI_Ialltoall(src, b, t, dst, b, t, comm_, req));
-          break;
-        }
-        case Shape::none: return set_error(STF_ERR_INTERNAL, "collective transport without a pattern");
+        default: return set_error(STF_ERR_INTERNAL, "collective transport without a pattern");
       }
     } else {
       switch (shape_) {
@@ -176,11 +174,6 @@ class CollectiveTransport : public Transport {
           if (uniform_) STF_MPI(MPI_Iscatter(src, n, t, dst, n, t, 0, comm_, req));
           else STF_MPI(MPI_Iscatterv(src, counts_.data(), displs_.data(), t, dst, n, t, 0, comm_, req));
           break;
-        case Shape::alltoall: {
-          const int b = n / static_cast<int>(counts_.size());
-          STF_MPI(MPI_Ialltoall(src, b, t, dst, b, t, comm_, req));
-          break;
-        }
         default: return set_error(STF_ERR_INTERNAL, "collective transport: no reverse collective");
       }
     }
