@@ -40,10 +40,9 @@ int main(void) { return MPIX_Query_cuda_support(); }" STF_HAVE_MPIX_QUERY_CUDA_S
   unset(CMAKE_REQUIRED_LIBRARIES)
 endif()
 
-# Add the backend to a target (the library).
-function(stf_add_cuda_backend target)
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/device/cuda/cuda_device.cpp
-                                   ${PROJECT_SOURCE_DIR}/src/device/cuda/cuda_kernels.cu)
+# Settings of the device layer's object library when it holds the backend
+# (src/device/cuda); the library links CUDA::cudart.
+function(stf_cuda_settings target)
   target_link_libraries(${target} PRIVATE CUDA::cudart)
   target_compile_definitions(${target} PRIVATE STF_HAVE_CUDA=1)
   if(STF_HAVE_MPIX_QUERY_CUDA_SUPPORT)

@@ -50,7 +50,8 @@ typedef enum {
   STF_ERR_MPI,         /* an MPI call failed */
   STF_ERR_MEMORY,      /* allocation failed */
   STF_ERR_UNSUPPORTED, /* valid request that this build cannot serve */
-  STF_ERR_INTERNAL     /* a bug in starforest: please report it */
+  STF_ERR_INTERNAL,    /* a bug in starforest: please report it */
+  STF_ERR_DEVICE       /* a device runtime call failed (the message has the runtime's own) */
 } stf_error;
 
 /* A root as seen from a leaf: the owning rank and the offset on that rank. */
@@ -91,7 +92,10 @@ const char *stf_options_help(void);
 
 /* ---- graph --------------------------------------------------------------- */
 
-/* Create an empty SF on comm (the communicator is duplicated). Collective. */
+/* Create an empty SF on comm. Collective. All SFs on one communicator share
+ * one private duplicate of it (made with the first, freed with the last),
+ * each with tags of its own, so thousands of SFs cost one communicator.
+ * STF_ERR_ARG for MPI_COMM_NULL or an intercommunicator. */
 int stf_create(MPI_Comm comm, stf_sf *sf);
 /* Destroy *sf and set it to NULL. Pending requests must have ended. Collective. */
 int stf_destroy(stf_sf *sf);
@@ -104,9 +108,11 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              point-to-point requests;
  *   "neighbor" one MPI-3 neighbourhood collective (MPI_Ineighbor_alltoallw)
  *              per direction and operation on distributed-graph
- *              communicators built at set-up from the SF's peers (weights =
- *              message sizes); fetch-and-op returns, sent from end in any
- *              order, fall back to basic;
+ *              communicators built at set-up from the SF's peers, shared
+ *              with the SFs of the same communicator that have the same
+ *              peers (so begin the operations of all SFs of a communicator
+ *              in the same order on every rank); fetch-and-op returns, sent
+ *              from end in any order, fall back to basic;
  *   "window"   MPI-3 one-sided: basic's messages, each written by one
  *              MPI_Put of contiguous bytes into the target's receive buffer
  *              (attached to a dynamic window created at set-up), which the
@@ -119,6 +125,9 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *   "alltoall"  for SFs with that collective shape (recognised at set-up):
  *              one nonblocking collective on the user's arrays for
  *              MPI_REPLACE; other ops, and SFs without the shape, basic.
+ *              The collectives run on the communicator the SFs of one
+ *              communicator share: begin the operations of all of them in
+ *              the same order on every rank.
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);
@@ -139,8 +148,9 @@ int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilo
  * output pointer may be NULL. STF_ERR_STATE if no graph is set. */
 int stf_get_graph(stf_sf sf, stf_int *nroots, stf_int *nleaves, const stf_int **ilocal,
                   const stf_node **iremote);
-/* The SF's communicator: a duplicate of the one given to stf_create, owned
- * by the SF (do not free; valid until stf_destroy). Not collective. */
+/* The SF's communicator: the private duplicate of the one given to
+ * stf_create, shared by every SF on it (do not free; valid until
+ * stf_destroy). SFs created on it share it too. Not collective. */
 int stf_get_comm(stf_sf sf, MPI_Comm *comm);
 /* Leaf slots touched lie in [*minleaf, *maxleaf]; an SF without leaves gives 0, -1. */
 int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf);
@@ -159,7 +169,8 @@ int stf_view(stf_sf sf, FILE *out);
 /* ---- operations ---------------------------------------------------------- *
  * begin returns a request; end completes it and sets it to NULL. Until end,
  * the buffers belong to starforest. Operations are collective: every rank
- * calls the begins of its operations on one SF in the same order; ends may
+ * calls the begins of its operations on one SF in the same order (with the
+ * neighbor and collective transports: on all SFs of one communicator); ends may
  * come in any order (a fetch-and-op end first answers, oldest first, every
  * fetch-and-op in flight on that SF whose old values this rank owes, so
  * peers waiting in other ends are served). Blocking forms = begin + end.

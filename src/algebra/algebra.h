@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/options.h"
-#include "graph/sf.h"
+#include "sf/sf.h"
 
 namespace stf {
 

@@ -35,7 +35,7 @@ int embed(stf_sf sf, Keep side, stf_int n, const stf_int *selected, stf_sf *sub,
   out->opts = sf->opts;
   auto plan = std::make_unique<Plan>();
   std::vector<char> kept;
-  int rc = derive_subplan(sf, out->comm, side, keep, plan.get(), &kept);
+  int rc = derive_subplan(*out, *sf, *sf->plan, side, keep, plan.get(), &kept);
   std::vector<stf_int> ilocal;
   std::vector<stf_node> iremote;
   for (stf_int i = 0; i < sf->nleaves && !rc; i++)
@@ -46,7 +46,7 @@ int embed(stf_sf sf, Keep side, stf_int n, const stf_int *selected, stf_sf *sub,
   if (!rc)
     rc = stf_set_graph(out, sf->nroots, static_cast<stf_int>(iremote.size()), ilocal.data(), STF_COPY_VALUES,
                        iremote.data(), STF_COPY_VALUES);
-  if (!rc) rc = finish_plan(out, plan.get());
+  if (!rc) rc = finish_plan(*out, *out, out->opts, plan.get());
   if (!rc) rc = install_plan(out, std::move(plan));
   if (rc) {
     stf_destroy(&out);

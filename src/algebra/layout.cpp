@@ -49,6 +49,6 @@ extern "C" int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf
   std::vector<stf_node> owners(nneeded);
   STF_CHECK(owners_of(comm, nowned, nneeded, global, owners.data(), what));
   Options opts;
-  STF_CHECK(default_options(&opts));
+  STF_CHECK(default_options(all_option_specs(), &opts));
   return new_sf(comm, opts, nowned, nneeded, nullptr, owners.data(), out);
 }

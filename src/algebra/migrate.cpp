@@ -28,7 +28,7 @@ extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *t
   std::vector<stf_node> to(npoints);
   for (stf_int i = 0; i < npoints; i++) to[i] = {target[i], 0};
   Options opts;
-  STF_CHECK(default_options(&opts));
+  STF_CHECK(default_options(all_option_specs(), &opts));
   stf_sf arrivals = nullptr, multi = nullptr;
   STF_CHECK(new_sf(comm, opts, 1, npoints, nullptr, to.data(), &arrivals));
   rc = stf_get_multi_sf(arrivals, &multi);  // owned by arrivals

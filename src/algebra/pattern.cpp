@@ -68,7 +68,7 @@ int build(MPI_Comm comm, const Pattern &pat, stf_int nroots, stf_sf *out) {
   }
   int rc = stf_set_graph(sf, nroots, static_cast<stf_int>(iremote.size()), ilocal.data(), STF_COPY_VALUES,
                          iremote.data(), STF_COPY_VALUES);
-  if (!rc) rc = finish_plan(sf, plan.get());
+  if (!rc) rc = finish_plan(*sf, *sf, sf->opts, plan.get());
   if (!rc) rc = install_plan(sf, std::move(plan));
   if (rc) {
     stf_destroy(&sf);

@@ -1,7 +1,13 @@
-// Library options: defaults, STF_* environment variables, options strings.
+// Options: the values an SF is configured with, and the machinery that reads
+// them from option strings and STF_* environment variables. Which options
+// exist is not known here: every layer that has options describes them with
+// OptionSpec rows (transports and devices in their registries), and the SF
+// layer hands the whole list to the parser (sf/options.cpp).
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "starforest.h"
 
@@ -11,32 +17,58 @@ enum class TwoSided { nbx, allreduce };
 // Who may pass device memory to MPI: ask the device, never (stage through
 // pinned host buffers), always.
 enum class DeviceAware { autodetect, off, on };
-enum class WindowSync { fence, lock, pscw };
+
+struct Options;
+
+// One option: "-name value" in option strings, env in the environment.
+struct OptionSpec {
+  const char *name;    // without the dash, e.g. "stf_window_sync"
+  const char *env;     // e.g. "STF_WINDOW_SYNC"
+  const char *values;  // the accepted values as "a|b|c" (shown in the help)
+  const char *help;    // what it does, ending with its default
+  const char *fallback;  // the value when neither string nor environment gives one
+  // Store a value in o, or fail with STF_ERR_OPTION. nullptr: the value must
+  // be one of `values`, and is kept in o->extra[name] for its owner to read.
+  int (*apply)(const std::string &value, Options *o);
+};
+using OptionSpecs = std::vector<const OptionSpec *>;
 
 struct Options {
-  std::string type = "basic";         // transport
-  WindowSync window_sync = WindowSync::fence;  // synchronisation of the window transport
-  TwoSided twosided = TwoSided::nbx;  // discovery algorithm at set-up
-  bool validate = false;              // collective root-offset check at set-up
-  bool pack_opt = true;               // index analysis (contiguous/strided, no-copy paths)
-  std::string device = "host";        // device backend (process-wide, read at first use)
+  std::string type = "basic";                          // transport (transport/registry.h)
+  TwoSided twosided = TwoSided::nbx;                   // discovery algorithm at set-up
+  bool validate = false;                               // collective root-offset check at set-up
+  bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;
+  std::map<std::string, std::string> extra;  // options of transports and devices, by name
+  // The value of an option kept in extra (spec.apply == nullptr).
+  std::string extra_value(const OptionSpec &spec) const;
 };
 
-// Defaults for new SFs: built-in values, then STF_* variables, then the
-// string given to stf_set_options().
-int default_options(Options *out);
+// The options of the layers below the transports: discovery, validation,
+// index analysis, device data paths.
+const OptionSpecs &base_option_specs();
+
 // Apply an options string ("-stf_type basic ...") on top of *opts; *opts is
 // unchanged on error.
-int parse_options(const char *text, Options *opts);
-// Set opts->type to a known transport name (STF_ERR_OPTION otherwise).
-int set_type(const char *type, Options *opts);
+int parse_options(const OptionSpecs &specs, const char *text, Options *opts);
+// Built-in values, then STF_* variables, then the process-wide string.
+int default_options(const OptionSpecs &specs, Options *out);
+// The help text listing specs.
+std::string options_help(const OptionSpecs &specs);
+
+// The process-wide options string (stf_set_options): checked by the caller,
+// then appended.
+void append_global_options(const char *text);
+// A process-wide setting that belongs to no SF (the device): its last value
+// in the process-wide string, else its environment variable, else its
+// fallback. Not checked here: the string was checked when it was set, and
+// the owner checks the environment's value.
+std::string process_setting(const OptionSpec &spec);
+
+// For views and messages.
 const char *twosided_name(TwoSided t);
 const char *stream_model_name(stf_stream_model m);  // "A", "B" or "C"
 const char *device_aware_name(DeviceAware a);
-const char *window_sync_name(WindowSync w);
-// The transport names -stf_type accepts, comma separated (for messages and help).
-const char *transport_names();
 
 }  // namespace stf

@@ -1,10 +1,11 @@
 // The device interface: memory, streams, events and kernel launches, the
-// way the ops layer sees a GPU. Backends: "host" (plain memory, every call
-// completes at once) and "emu" (emu.cpp: an emulated device whose memory is
-// registered host memory, whose streams are worker threads and whose
-// kernels run on a thread pool, so ordering bugs and data races are real)
-// and "cuda" (cuda/cuda_device.cpp: the CUDA runtime, built when CMake
-// finds CUDA).
+// way the ops layer sees a GPU. Backends (rows of registry.cpp): "host"
+// (host.cpp: plain memory, every call completes at once), "emu" (emu.cpp: an
+// emulated device whose memory is registered host memory, whose streams are
+// worker threads and whose kernels run on a thread pool, so ordering bugs
+// and data races are real) and "cuda" (cuda/cuda_device.cpp: the CUDA
+// runtime, built when CMake finds CUDA). Every call that can fail on some
+// backend returns an stf_error (STF_ERR_DEVICE with the runtime's message).
 #pragma once
 
 #include <atomic>
@@ -41,9 +42,9 @@ class Device {
   virtual const char *name() const = 0;
 
   virtual int alloc(std::size_t bytes, void **ptr) = 0;  // device memory
-  virtual void free(void *ptr) = 0;
+  virtual int free(void *ptr) = 0;                       // ignores pointers it did not allocate
   virtual int alloc_pinned(std::size_t bytes, void **ptr) = 0;  // page-locked host memory
-  virtual void free_pinned(void *ptr) = 0;
+  virtual int free_pinned(void *ptr) = 0;
   // Where ptr lives. Real backends ask the driver, which is slow, so
   // backends cache answers (see emu.cpp); NULL is host memory.
   virtual stf_memtype memtype(const void *ptr) = 0;
@@ -51,7 +52,7 @@ class Device {
   virtual long long live_allocations() const = 0;
 
   virtual int stream_create(Stream *s) = 0;
-  virtual void stream_destroy(Stream s) = 0;
+  virtual int stream_destroy(Stream s) = 0;
   // The stream the library runs its kernels and copies on (stream model B:
   // the user's data is produced and consumed on it too): the backend's own
   // stream unless the user named one (stf_device_set_stream).
@@ -67,7 +68,7 @@ class Device {
   // kernels run on CPU threads.
   virtual bool runs_host_functions() { return true; }
 
-  virtual void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
+  virtual int memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
   // The kind of a copy between these pointers, by where they live.
   CopyKind copy_kind(const void *dst, const void *src) {
     const bool dd = memtype(dst) == STF_MEMTYPE_DEVICE, sd = memtype(src) == STF_MEMTYPE_DEVICE;
@@ -78,35 +79,40 @@ class Device {
   // f is copied: it must hold values and pointers only (the functors of
   // kernels/functors.h).
   template <class F>
-  void launch(Stream s, stf_int n, const F &f) {
-    if (n <= 0) return;
-    counters.kernel_launches++;
-    launch_task(s, n, [f](stf_int b, stf_int e) {
+  int launch(Stream s, stf_int n, const F &f) {
+    return launch_ranges(s, n, [f](stf_int b, stf_int e) {
       for (stf_int i = b; i < e; ++i) f(i);
     });
   }
 
   // A type-erased kernel over [0, n), run as ranges on s (the public
   // stf_device_launch; host-callable bodies only).
-  void launch_ranges(Stream s, stf_int n, Task task) {
-    if (n <= 0) return;
+  int launch_ranges(Stream s, stf_int n, Task task) {
+    if (n <= 0) return STF_SUCCESS;
     counters.kernel_launches++;
-    launch_task(s, n, std::move(task));
+    return launch_task(s, n, std::move(task));
   }
   // The pack/unpack/scatter kernels of this backend (device_kernels.h); by
   // default the functors run through launch().
   virtual const DeviceKernelTable &kernel_table() const;
 
   virtual int event_create(Event *e) = 0;
-  virtual void event_destroy(Event e) = 0;
+  virtual int event_destroy(Event e) = 0;
   // Capture the current end of s's queue; the event completes when s gets there.
-  virtual void event_record(Event e, Stream s) = 0;
+  virtual int event_record(Event e, Stream s) = 0;
   // Work enqueued on s after this waits for e's captured position (no host wait).
-  virtual void stream_wait_event(Stream s, Event e) = 0;
-  virtual bool event_query(Event e) = 0;  // completed? never blocks
-  virtual void event_synchronize(Event e) = 0;
-  virtual void stream_synchronize(Stream s) = 0;
-  virtual void synchronize() = 0;  // every stream
+  virtual int stream_wait_event(Stream s, Event e) = 0;
+  // *done: whether e has completed; never blocks.
+  virtual int event_query(Event e, bool *done) = 0;
+  // The same, for callers that need no error: a failed query says "done",
+  // and the error comes back from the next synchronisation.
+  bool event_query(Event e) {
+    bool done = true;
+    return event_query(e, &done) != STF_SUCCESS || done;
+  }
+  virtual int event_synchronize(Event e) = 0;
+  virtual int stream_synchronize(Stream s) = 0;
+  virtual int synchronize() = 0;  // every stream
 
   DeviceCounters counters;
 
@@ -117,7 +123,7 @@ class Device {
     else if (kind == CopyKind::d2d) counters.copies_d2d++;
   }
   virtual Stream own_stream() = 0;
-  virtual void launch_task(Stream s, stf_int n, Task task) = 0;
+  virtual int launch_task(Stream s, stf_int n, Task task) = 0;
 
  private:
   Stream user_stream_ = nullptr;
@@ -130,7 +136,7 @@ std::unique_ptr<Device> make_emu_device();
 int make_cuda_device(std::unique_ptr<Device> *out);
 
 // The process-wide active device: chosen by stf_device_select(), else on
-// first use from -stf_device / STF_DEVICE (default "host").
+// first use from -stf_device / STF_DEVICE (default "host"; registry.cpp).
 int active_device(Device **dev);
 
 // Device memory owned by the ops layer (pack buffers), or with pinned =

@@ -9,7 +9,7 @@ int DeviceIndexCache::get(Device &dev, const IndexList &host, IndexList *on_devi
   if (host.kind != IndexKind::indexed || host.n == 0) return STF_SUCCESS;
   std::lock_guard<std::mutex> l(m_);
   if (dev_ != &dev) {  // another device became active: its copies are of no use
-    release();
+    STF_CHECK(clear_locked());
     dev_ = &dev;
   }
   for (const Block &b : blocks_)
@@ -21,8 +21,8 @@ int DeviceIndexCache::get(Device &dev, const IndexList &host, IndexList *on_devi
   void *p = nullptr;
   STF_CHECK(dev.alloc(bytes, &p));
   Block b{host.idx, host.n, static_cast<stf_int *>(p)};
-  dev.memcpy_async(b.device, host.idx, bytes, CopyKind::h2d, dev.library_stream());
   blocks_.push_back(b);
+  STF_CHECK(dev.memcpy_async(b.device, host.idx, bytes, CopyKind::h2d, dev.library_stream()));
   on_device->idx = b.device;
   return STF_SUCCESS;
 }
@@ -32,13 +32,22 @@ int DeviceIndexCache::copies() const {
   return static_cast<int>(blocks_.size());
 }
 
+int DeviceIndexCache::clear() {
+  std::lock_guard<std::mutex> l(m_);
+  return clear_locked();
+}
+
 // Kernels queued on the device may still read the arrays: wait for them
 // first (as cudaFree would).
-void DeviceIndexCache::release() {
-  if (blocks_.empty()) return;
-  dev_->synchronize();
-  for (const Block &b : blocks_) dev_->free(b.device);
+int DeviceIndexCache::clear_locked() {
+  if (blocks_.empty()) return STF_SUCCESS;
+  int rc = dev_->synchronize();
+  for (const Block &b : blocks_) {
+    const int freed = dev_->free(b.device);
+    if (!rc) rc = freed;
+  }
   blocks_.clear();
+  return rc;
 }
 
 }  // namespace stf

@@ -19,8 +19,8 @@ namespace {
 
 struct TaskLaunch {
   template <class F>
-  static void run(Device &d, Stream s, stf_int n, const F &f) {
-    d.launch(s, n, f);
+  static int run(Device &d, Stream s, stf_int n, const F &f) {
+    return d.launch(s, n, f);
   }
 };
 

@@ -15,15 +15,16 @@ namespace stf {
 
 // Index lists given to these must be readable by the device: their arrays
 // in its memory (device_indices.h).
+// Each returns the launch's error code.
 struct DeviceKernels {
   // buf[i] = data[idx.at(i)]
-  void (*pack)(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *data, void *buf);
+  int (*pack)(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *data, void *buf);
   // data[idx.at(i)] op= buf[i]; atomic combines (duplicate targets, see needs_atomics)
-  void (*unpack)(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data,
-                 bool atomic);
+  int (*unpack)(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data,
+                bool atomic);
   // dst[didx.at(i)] op= src[sidx.at(i)]
-  void (*scatter)(Device &d, Stream s, const Unit &u, const IndexList &sidx, const void *src,
-                  const IndexList &didx, void *dst, bool atomic);
+  int (*scatter)(Device &d, Stream s, const Unit &u, const IndexList &sidx, const void *src,
+                 const IndexList &didx, void *dst, bool atomic);
 };
 
 // Every kernel set of one backend. Empty entries: not supported.

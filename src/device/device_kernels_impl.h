@@ -1,6 +1,6 @@
 // The device kernel table, written once for every backend: Launch is how a
 // backend runs a functor over [0, n) on a stream,
-//   template <class F> static void Launch::run(Device &, Stream, stf_int n, const F &f);
+//   template <class F> static int Launch::run(Device &, Stream, stf_int n, const F &f);
 // device_kernels.cpp instantiates it with Device::launch, cuda_kernels.cu
 // with a __global__ kernel compiled by nvcc from the same functors.
 #pragma once
@@ -36,14 +36,14 @@ struct InOrderFn {
 template <class Launch, class T, template <class> class Op>
 struct Launchers {
   static stf_int per_unit(const Unit &u) { return static_cast<stf_int>(u.extent / sizeof(T)); }
-  static void pack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *data, void *buf) {
-    Launch::run(d, s, idx.n,
+  static int pack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *data, void *buf) {
+    return Launch::run(d, s, idx.n,
                 PackFn<T, 0, AnyPattern>{AnyPattern(idx), static_cast<const T *>(data), static_cast<T *>(buf),
                                          Block<0>(per_unit(u))});
   }
   template <bool A>
-  static void unpack_as(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data) {
-    Launch::run(d, s, idx.n,
+  static int unpack_as(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data) {
+    return Launch::run(d, s, idx.n,
                 UnpackFn<T, Op<T>, 0, AnyPattern, A>{AnyPattern(idx), static_cast<const T *>(buf),
                                                      static_cast<T *>(data), Block<0>(per_unit(u))});
   }
@@ -51,25 +51,25 @@ struct Launchers {
   static bool in_order(const Unit &u, bool atomic) {
     return std::is_same_v<Op<T>, OpReplace<T>> && atomic && per_unit(u) > 1 && device_atomics_allowed();
   }
-  static void unpack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data,
+  static int unpack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data,
                      bool atomic) {
     if (in_order(u, atomic)) {
       using F = UnpackFn<T, Op<T>, 0, AnyPattern, false>;
       const F f{AnyPattern(idx), static_cast<const T *>(buf), static_cast<T *>(data), Block<0>(per_unit(u))};
       return Launch::run(d, s, 1, InOrderFn<F>{f, idx.n});
     }
-    atomic && device_atomics_allowed() ? unpack_as<true>(d, s, u, idx, buf, data)
-                                       : unpack_as<false>(d, s, u, idx, buf, data);
+    return atomic && device_atomics_allowed() ? unpack_as<true>(d, s, u, idx, buf, data)
+                                              : unpack_as<false>(d, s, u, idx, buf, data);
   }
   template <bool A>
-  static void scatter_as(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
+  static int scatter_as(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
                          const IndexList &di, void *dst) {
-    Launch::run(d, s, di.n,
+    return Launch::run(d, s, di.n,
                 ScatterFn<T, Op<T>, 0, AnyPattern, AnyPattern, A>{AnyPattern(si), AnyPattern(di),
                                                                   static_cast<const T *>(src),
                                                                   static_cast<T *>(dst), Block<0>(per_unit(u))});
   }
-  static void scatter(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
+  static int scatter(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
                       const IndexList &di, void *dst, bool atomic) {
     if (in_order(u, atomic)) {
       using F = ScatterFn<T, Op<T>, 0, AnyPattern, AnyPattern, false>;
@@ -77,8 +77,8 @@ struct Launchers {
                 Block<0>(per_unit(u))};
       return Launch::run(d, s, 1, InOrderFn<F>{f, di.n});
     }
-    atomic && device_atomics_allowed() ? scatter_as<true>(d, s, u, si, src, di, dst)
-                                       : scatter_as<false>(d, s, u, si, src, di, dst);
+    return atomic && device_atomics_allowed() ? scatter_as<true>(d, s, u, si, src, di, dst)
+                                              : scatter_as<false>(d, s, u, si, src, di, dst);
   }
   static constexpr DeviceKernels k{pack, unpack, scatter};
 };

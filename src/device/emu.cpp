@@ -301,20 +301,24 @@ class EmuDevice final : public Device {
     *ptr = p;
     return STF_SUCCESS;
   }
-  void free(void *ptr) override {
-    if (!ptr) return;
+  int free(void *ptr) override {
+    if (!ptr) return STF_SUCCESS;
     std::lock_guard<std::mutex> l(m_);
     auto it = blocks_.find(reinterpret_cast<std::uintptr_t>(ptr));
-    if (it == blocks_.end()) return;  // not ours: ignored, like freeing twice
+    if (it == blocks_.end()) return STF_SUCCESS;  // not ours: ignored, like freeing twice
     blocks_.erase(it);
     clear_cache();
     std::free(ptr);
+    return STF_SUCCESS;
   }
   int alloc_pinned(std::size_t bytes, void **ptr) override {
     *ptr = std::malloc(std::max<std::size_t>(bytes, 1));
     return *ptr ? STF_SUCCESS : set_error(STF_ERR_MEMORY, "emu device: cannot allocate %zu pinned bytes", bytes);
   }
-  void free_pinned(void *ptr) override { std::free(ptr); }
+  int free_pinned(void *ptr) override {
+    std::free(ptr);
+    return STF_SUCCESS;
+  }
 
   stf_memtype memtype(const void *ptr) override {
     if (!ptr) return STF_MEMTYPE_HOST;
@@ -343,51 +347,60 @@ class EmuDevice final : public Device {
     *s = st;
     return STF_SUCCESS;
   }
-  void stream_destroy(Stream s) override {
-    if (!s || s == library_.get()) return;
+  int stream_destroy(Stream s) override {
+    if (!s || s == library_.get()) return STF_SUCCESS;
     {
       std::lock_guard<std::mutex> l(m_);
       streams_.erase(std::remove(streams_.begin(), streams_.end(), s), streams_.end());
     }
     delete static_cast<EmuStream *>(s);  // drains its queue first
+    return STF_SUCCESS;
   }
   Stream own_stream() override { return library_.get(); }
 
-  void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) override {
+  int memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) override {
     count_copy(kind);
     stream(s)->enqueue([=] { std::memcpy(dst, src, bytes); });
+    return STF_SUCCESS;
   }
 
   int event_create(Event *e) override {
     *e = new EmuEvent;
     return STF_SUCCESS;
   }
-  void event_destroy(Event e) override { delete static_cast<EmuEvent *>(e); }
-  void event_record(Event e, Stream s) override {
+  int event_destroy(Event e) override {
+    delete static_cast<EmuEvent *>(e);
+    return STF_SUCCESS;
+  }
+  int event_record(Event e, Stream s) override {
     EmuStream *st = stream(s);
     EmuEvent snapshot{st, st->position()};
     std::lock_guard<std::mutex> l(m_);
     *static_cast<EmuEvent *>(e) = snapshot;
+    return STF_SUCCESS;
   }
-  void stream_wait_event(Stream s, Event e) override {
+  int stream_wait_event(Stream s, Event e) override {
     const EmuEvent snapshot = read(e);  // a later record must not change this wait
-    if (!snapshot.stream) return;
-    stream(s)->enqueue([snapshot] { snapshot.stream->wait_for(snapshot.position); });
+    if (snapshot.stream) stream(s)->enqueue([snapshot] { snapshot.stream->wait_for(snapshot.position); });
+    return STF_SUCCESS;
   }
-  bool event_query(Event e) override {
+  int event_query(Event e, bool *done) override {
     const EmuEvent snapshot = read(e);
-    return !snapshot.stream || snapshot.stream->reached(snapshot.position);
+    *done = !snapshot.stream || snapshot.stream->reached(snapshot.position);
+    return STF_SUCCESS;
   }
-  void event_synchronize(Event e) override {
+  int event_synchronize(Event e) override {
     counters.event_syncs++;
     const EmuEvent snapshot = read(e);
     if (snapshot.stream) snapshot.stream->wait_for(snapshot.position);
+    return STF_SUCCESS;
   }
-  void stream_synchronize(Stream s) override {
+  int stream_synchronize(Stream s) override {
     counters.stream_syncs++;
     stream(s)->drain();
+    return STF_SUCCESS;
   }
-  void synchronize() override {
+  int synchronize() override {
     counters.device_syncs++;
     library_->drain();
     std::vector<EmuStream *> user;
@@ -396,11 +409,13 @@ class EmuDevice final : public Device {
       user = streams_;
     }
     for (EmuStream *st : user) st->drain();
+    return STF_SUCCESS;
   }
 
  protected:
-  void launch_task(Stream s, stf_int n, Task task) override {
+  int launch_task(Stream s, stf_int n, Task task) override {
     stream(s)->enqueue([this, n, task = std::move(task)] { pool_.run(n, task); });
+    return STF_SUCCESS;
   }
 
  private:

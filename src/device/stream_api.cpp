@@ -33,17 +33,15 @@ extern "C" int stf_stream_destroy(stf_stream s) {
   if (!s) return STF_SUCCESS;
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->stream_synchronize(stf::to_stream(s));
+  STF_CHECK(d->stream_synchronize(stf::to_stream(s)));
   if (d->user_stream() == stf::to_stream(s)) d->set_library_stream(nullptr);
-  d->stream_destroy(stf::to_stream(s));
-  return STF_SUCCESS;
+  return d->stream_destroy(stf::to_stream(s));
 }
 
 extern "C" int stf_stream_synchronize(stf_stream s) {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->stream_synchronize(stf::pick(d, s));
-  return STF_SUCCESS;
+  return d->stream_synchronize(stf::pick(d, s));
 }
 
 extern "C" int stf_event_create(stf_event *e) {
@@ -60,39 +58,37 @@ extern "C" int stf_event_destroy(stf_event e) {
   if (!e) return STF_SUCCESS;
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->event_destroy(stf::to_event(e));
-  return STF_SUCCESS;
+  return d->event_destroy(stf::to_event(e));
 }
 
 extern "C" int stf_event_record(stf_event e, stf_stream s) {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_record: event is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->event_record(stf::to_event(e), stf::pick(d, s));
-  return STF_SUCCESS;
+  return d->event_record(stf::to_event(e), stf::pick(d, s));
 }
 
 extern "C" int stf_stream_wait_event(stf_stream s, stf_event e) {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_stream_wait_event: event is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->stream_wait_event(stf::pick(d, s), stf::to_event(e));
-  return STF_SUCCESS;
+  return d->stream_wait_event(stf::pick(d, s), stf::to_event(e));
 }
 
 extern "C" int stf_event_synchronize(stf_event e) {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_synchronize: event is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->event_synchronize(stf::to_event(e));
-  return STF_SUCCESS;
+  return d->event_synchronize(stf::to_event(e));
 }
 
 extern "C" int stf_event_query(stf_event e, int *done) {
   if (!e || !done) return stf::set_error(STF_ERR_NULL, "stf_event_query: NULL argument");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  *done = d->event_query(stf::to_event(e)) ? 1 : 0;
+  bool complete = false;
+  STF_CHECK(d->event_query(stf::to_event(e), &complete));
+  *done = complete ? 1 : 0;
   return STF_SUCCESS;
 }
 
@@ -100,8 +96,7 @@ extern "C" int stf_device_memcpy_async(void *dst, const void *src, size_t bytes,
   if (bytes && (!dst || !src)) return stf::set_error(STF_ERR_NULL, "stf_device_memcpy_async: NULL pointer");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->memcpy_async(dst, src, bytes, d->copy_kind(dst, src), stf::pick(d, s));
-  return STF_SUCCESS;
+  return d->memcpy_async(dst, src, bytes, d->copy_kind(dst, src), stf::pick(d, s));
 }
 
 extern "C" int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void *ctx) {
@@ -111,9 +106,8 @@ extern "C" int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void
   STF_CHECK(stf::active_device(&d));
   if (!d->runs_host_functions())
     return stf::set_error(STF_ERR_UNSUPPORTED, "stf_device_launch: device '%s' cannot run host functions", d->name());
-  d->launch_ranges(stf::pick(d, s), static_cast<stf_int>(n),
-                   [fn, ctx](stf_int b, stf_int e) { fn(b, e, ctx); });
-  return STF_SUCCESS;
+  return d->launch_ranges(stf::pick(d, s), static_cast<stf_int>(n),
+                          [fn, ctx](stf_int b, stf_int e) { fn(b, e, ctx); });
 }
 
 extern "C" int stf_device_set_stream(stf_stream s) {

@@ -1,35 +1,35 @@
-// Internal entry points of the ops layer, shared by the public API file.
+// The exchange: bcast, reduce and fetch-and-op as one sequence of steps for
+// every memory (host, device, a mix), the memory spaces filling in what
+// differs (space.h).
+//
+// A one-way exchange (bcast: roots to leaves; reduce: leaves to roots):
+//   begin: [device: slot reuse, model A sync] -> receive targets -> post
+//          receives -> pack -> [device: the model's wait] -> post sends (or,
+//          model C, defer them to end) -> self part, while messages fly;
+//   end:   [post deferred sends] -> wait for receives -> unpack ->
+//          [device: finish self part, model A sync] -> wait for sends.
+// A transport may take a bcast or reduce of host data whole instead
+// (collectives on the user's arrays).
+//
+// Fetch-and-op: contributions travel leaf -> root in begin; in end the root
+// applies them in (leaf rank, leaf slot) order, keeping each old value, and
+// sends the old values back (Leg::fetch_return). A fetch-and-op end first
+// serves the root side of every fetch-and-op in flight on its SF, oldest
+// begin first, so ends may come in any order. Device data runs the host
+// steps on staged host copies.
 #pragma once
 
 #include "ops/request.h"
 
 namespace stf {
 
-// Take a pooled request slot of sf for an operation called on owner.
-int acquire_request(stf_sf owner, stf_sf sf, OpKind kind, std::size_t unit_bytes, stf_request *out);
-void release_request(stf_request r);
-// Check that *req is an active request of owner begun by kind.
-int take_request(stf_sf owner, stf_request *req, OpKind kind, stf_request *out);
-
-int resolve_unit(MPI_Datatype type, MPI_Op op, const Unit **unit, const Kernels **kernels, const Kernels **copy);
-// NULL data is an error only where this rank has roots (leaves) to touch.
-int check_data(stf_sf sf, const void *rootdata, const void *leafdata, const char *what);
-
-// bcast (root_to_leaf) and reduce (leaf_to_root): r->src flows into r->dst with r->op.
 int one_way_begin(stf_request r, Direction d);
 int one_way_end(stf_request r, Direction d);
 int fetch_begin(stf_request r);
 int fetch_end(stf_request r);
 
-// Device data (device_exchange.cpp), called by the four above.
-int device_begin(stf_request r, Direction d);
-int device_end(stf_request r, Direction d);
-int device_fetch_begin(stf_request r);
-int device_fetch_end(stf_request r);
-// Stream model C posts sends from end. Messages of one direction are
-// matched in the order sends are posted, so every send on sf leaves in begin
-// order: post the deferred sends of sf, oldest first, up to and including
-// upto (all of them if NULL; nothing if upto is not deferred).
-int post_deferred_sends(stf_sf sf, stf_request upto);
+// Hand r's packed messages of direction d to the transport (deferred sends
+// of model C come through here from a later call).
+int post_sends(stf_request r, Direction d);
 
 }  // namespace stf

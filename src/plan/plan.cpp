@@ -4,9 +4,8 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "graph/sf.h"
+#include "plan/discovery.h"
 #include "plan/index_analysis.h"
-#include "transport/transport.h"
 
 namespace stf {
 
@@ -14,18 +13,18 @@ namespace {
 
 // Sort leaves by (root rank, leaf slot): the order in which messages are
 // packed, and the order fetch-and-op contributions are applied at the root.
-void group_leaves(stf_sf sf, Plan *plan, Messages *wanted) {
-  std::vector<stf_int> order(sf->nleaves);
+void group_leaves(int me, const Graph &g, Plan *plan, Messages *wanted) {
+  std::vector<stf_int> order(g.nleaves);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [sf](stf_int a, stf_int b) {
-    int ra = sf->iremote[a].rank, rb = sf->iremote[b].rank;
-    return ra != rb ? ra < rb : sf->leaf_at(a) < sf->leaf_at(b);
+  std::sort(order.begin(), order.end(), [&g](stf_int a, stf_int b) {
+    int ra = g.iremote[a].rank, rb = g.iremote[b].rank;
+    return ra != rb ? ra < rb : g.leaf_at(a) < g.leaf_at(b);
   });
   for (stf_int i : order) {
-    int r = sf->iremote[i].rank;
-    if (r == sf->rank) {
-      plan->self_leaf_idx.push_back(sf->leaf_at(i));
-      plan->self_root_idx.push_back(sf->iremote[i].index);
+    int r = g.iremote[i].rank;
+    if (r == me) {
+      plan->self_leaf_idx.push_back(g.leaf_at(i));
+      plan->self_root_idx.push_back(g.iremote[i].index);
       continue;
     }
     if (plan->leaf.ranks.empty() || plan->leaf.ranks.back() != r) {
@@ -34,30 +33,30 @@ void group_leaves(stf_sf sf, Plan *plan, Messages *wanted) {
       wanted->ranks.push_back(r);
       wanted->offset.push_back(wanted->offset.back());
     }
-    plan->leaf.idx.push_back(sf->leaf_at(i));
+    plan->leaf.idx.push_back(g.leaf_at(i));
     plan->leaf.offset.back()++;
-    wanted->idx.push_back(sf->iremote[i].index);
+    wanted->idx.push_back(g.iremote[i].index);
     wanted->offset.back()++;
   }
 }
 
 // Root offsets asked for must exist. Always checked locally (so a bad graph
 // never corrupts memory); with -stf_validate the verdict is made collective.
-int check_root_offsets(stf_sf sf, const Plan &plan) {
+int check_root_offsets(const Comm &comm, const Graph &g, bool validate, const Plan &plan) {
   int bad = -1, badrank = -1;
   for (int k = 0; k < plan.root.count() && bad < 0; k++)
     for (stf_int j = plan.root.offset[k]; j < plan.root.offset[k + 1]; j++)
-      if (plan.root.idx[j] >= sf->nroots) {
+      if (plan.root.idx[j] >= g.nroots) {
         bad = plan.root.idx[j], badrank = plan.root.ranks[k];
         break;
       }
   for (stf_int r : plan.self_root_idx)
-    if (r >= sf->nroots && bad < 0) bad = r, badrank = sf->rank;
+    if (r >= g.nroots && bad < 0) bad = r, badrank = comm.rank;
   int local = bad >= 0, any = local;
-  if (sf->opts.validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, sf->comm));
+  if (validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm.comm));
   if (local)
     return set_error(STF_ERR_OFFSET, "rank %d has a leaf on root %d of rank %d, which owns only %d roots",
-                     badrank, bad, sf->rank, sf->nroots);
+                     badrank, bad, comm.rank, g.nroots);
   if (any) return set_error(STF_ERR_OFFSET, "another rank's graph has a root offset past its owner's nroots");
   return STF_SUCCESS;
 }
@@ -87,37 +86,19 @@ void classify(Plan *plan, stf_int nroots, bool optimise) {
 
 }  // namespace
 
-int build_plan(stf_sf sf, Plan *plan) {
+int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan) {
   Messages wanted;
-  group_leaves(sf, plan, &wanted);
-  STF_CHECK(discover(sf->comm, sf->opts.twosided, wanted, &plan->root));
-  return finish_plan(sf, plan);
+  group_leaves(comm.rank, g, plan, &wanted);
+  STF_CHECK(discover(comm, opts.twosided, wanted, &plan->root));
+  return finish_plan(comm, g, opts, plan);
 }
 
-int finish_plan(stf_sf sf, Plan *plan) {
-  STF_CHECK(check_root_offsets(sf, *plan));
-  classify(plan, sf->nroots, sf->opts.pack_opt);
+int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan) {
+  STF_CHECK(check_root_offsets(comm, g, opts.validate, *plan));
+  classify(plan, g.nroots, opts.pack_opt);
   plan->self_position = static_cast<int>(
-      std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), sf->rank) - plan->root.ranks.begin());
+      std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), comm.rank) - plan->root.ranks.begin());
   return STF_SUCCESS;
-}
-
-int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
-  std::unique_ptr<Transport> transport;
-  STF_CHECK(create_transport(sf, *plan, &transport));
-  sf->plan = std::move(plan);
-  sf->transport = std::move(transport);
-  return STF_SUCCESS;
-}
-
-int ensure_setup(stf_sf sf) {
-  STF_CHECK(check_graph(sf));
-  if (sf->plan) return STF_SUCCESS;
-  auto plan = std::make_unique<Plan>();
-  STF_CHECK(build_plan(sf, plan.get()));
-  return install_plan(sf, std::move(plan));
 }
 
 }  // namespace stf
-
-extern "C" int stf_setup(stf_sf sf) { return stf::ensure_setup(sf); }

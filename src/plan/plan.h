@@ -3,12 +3,13 @@
 // self part that never goes through MPI.
 #pragma once
 
-#include <memory>
 #include <vector>
 
-#include "device/device_indices.h"
-#include "graph/discovery.h"
+#include "core/comm.h"
+#include "core/options.h"
+#include "graph/graph.h"
 #include "kernels/kernels.h"
+#include "plan/messages.h"
 
 namespace stf {
 
@@ -31,23 +32,16 @@ struct Plan {
   bool self_in_place = false;
   // Position of this rank among the root-side peers (for rank-ordered fetch-and-op).
   int self_position = 0;
-  // Whether root.idx / leaf.idx (all messages of a side together) name a
-  // slot twice: one device unpack over all of them then needs atomics.
-  // -1: not known yet (computed on first use by the device path).
-  signed char device_dups[2] = {-1, -1};
-  // Device copies of the index arrays above, made on first device use.
-  DeviceIndexCache device_indices;
 };
 
-// Collective: discover the reverse direction and build the plan.
-int build_plan(stf_sf sf, Plan *plan);
+// Collective: discover the reverse direction and build the plan of graph g
+// (validation, discovery and index analysis as opts say).
+int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan);
 // Everything after discovery: with plan->leaf, plan->root (messages) and the
 // self index vectors filled in, check root offsets (collectively with
 // -stf_validate) and derive the index lists and their analysis (the only
 // place that does; -stf_pack_opt 0 makes every list indexed). Lets a plan
-// derived from another one (sub-SFs) skip discovery.
-int finish_plan(stf_sf sf, Plan *plan);
-// Give sf its plan and create the transport for it.
-int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
+// derived from another one (sub-SFs, patterns) skip discovery.
+int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan);
 
 }  // namespace stf

@@ -2,42 +2,51 @@
 // point-to-point requests, created on first use and restarted afterwards.
 // A request is rebuilt only when its buffer, size or tag changes.
 #include <climits>
+#include <vector>
 
 #include "core/error.h"
-#include "graph/sf.h"
-#include "plan/plan.h"
-#include "transport/transport.h"
+#include "transport/registry.h"
 
 namespace stf {
-
-Channel::~Channel() {
-  for (auto *list : {&sends, &recvs})
-    for (Cached &c : *list)
-      if (c.req != MPI_REQUEST_NULL) MPI_Request_free(&c.req);
-}
-
 namespace {
+
+// Per channel: a persistent request per peer, and those started.
+struct BasicChannel : ChannelState {
+  struct Cached {
+    MPI_Request req = MPI_REQUEST_NULL;
+    const void *buf = nullptr;
+    int bytes = -1;
+    int tag = -1;
+  };
+  std::vector<Cached> sends, recvs;  // one per peer of the sending/receiving side
+  std::vector<MPI_Request> active_sends, active_recvs;
+  ~BasicChannel() override {
+    for (auto *list : {&sends, &recvs})
+      for (Cached &c : *list)
+        if (c.req != MPI_REQUEST_NULL) MPI_Request_free(&c.req);
+  }
+};
 
 class BasicTransport : public Transport {
  public:
-  BasicTransport(MPI_Comm comm, const Plan &plan) : comm_(comm), plan_(plan) {}
+  explicit BasicTransport(const TransportContext &ctx) : comm_(ctx.comm), plan_(ctx.plan) {}
   const char *name() const override { return "basic"; }
   std::string describe() const override { return "basic (persistent point-to-point, one message per peer)"; }
 
-  int post_recv(Channel &c, Direction d, int tag, std::size_t unit_bytes, void *const *recv) override {
-    const Messages &peers = d == Direction::root_to_leaf ? plan_.leaf : plan_.root;
-    return post(peers, &c.recvs, &c.active_recvs, tag, unit_bytes, recv, false);
+  int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) override {
+    BasicChannel &s = c.get<BasicChannel>();
+    return post(receivers(plan_, d), &s.recvs, &s.active_recvs, message_tag(comm_, d, leg), unit_bytes, recv, false);
   }
-  int post_send(Channel &c, Direction d, int tag, std::size_t unit_bytes, const void *const *send) override {
-    const Messages &peers = d == Direction::root_to_leaf ? plan_.root : plan_.leaf;
-    return post(peers, &c.sends, &c.active_sends, tag, unit_bytes, send, true);
+  int post_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, const void *const *send) override {
+    BasicChannel &s = c.get<BasicChannel>();
+    return post(senders(plan_, d), &s.sends, &s.active_sends, message_tag(comm_, d, leg), unit_bytes, send, true);
   }
-  int wait_recv(Channel &c) override { return wait(&c.active_recvs); }
-  int wait_send(Channel &c) override { return wait(&c.active_sends); }
+  int wait_recv(Channel &c) override { return wait(&c.get<BasicChannel>().active_recvs); }
+  int wait_send(Channel &c) override { return wait(&c.get<BasicChannel>().active_sends); }
 
  private:
-  int post(const Messages &peers, std::vector<Channel::Cached> *cache, std::vector<MPI_Request> *active, int tag,
-           std::size_t unit_bytes, const void *const *bufs, bool send) {
+  int post(const Messages &peers, std::vector<BasicChannel::Cached> *cache, std::vector<MPI_Request> *active,
+           int tag, std::size_t unit_bytes, const void *const *bufs, bool send) {
     cache->resize(peers.count());
     active->clear();
     for (int k = 0; k < peers.count(); k++) {
@@ -45,15 +54,15 @@ class BasicTransport : public Transport {
       if (bytes > INT_MAX)
         return set_error(STF_ERR_UNSUPPORTED, "message of %zu bytes to rank %d exceeds INT_MAX", bytes,
                          peers.ranks[k]);
-      Channel::Cached &c = (*cache)[k];
+      BasicChannel::Cached &c = (*cache)[k];
       if (c.req == MPI_REQUEST_NULL || c.buf != bufs[k] || c.bytes != static_cast<int>(bytes) || c.tag != tag) {
         if (c.req != MPI_REQUEST_NULL) STF_MPI(MPI_Request_free(&c.req));
-        c = Channel::Cached();
+        c = BasicChannel::Cached();
         if (send)
-          STF_MPI(MPI_Send_init(bufs[k], static_cast<int>(bytes), MPI_BYTE, peers.ranks[k], tag, comm_, &c.req));
+          STF_MPI(MPI_Send_init(bufs[k], static_cast<int>(bytes), MPI_BYTE, peers.ranks[k], tag, comm_.comm, &c.req));
         else
           STF_MPI(MPI_Recv_init(const_cast<void *>(bufs[k]), static_cast<int>(bytes), MPI_BYTE, peers.ranks[k], tag,
-                                comm_, &c.req));
+                                comm_.comm, &c.req));
         c.buf = bufs[k];
         c.bytes = static_cast<int>(bytes);
         c.tag = tag;
@@ -70,24 +79,15 @@ class BasicTransport : public Transport {
     return STF_SUCCESS;
   }
 
-  MPI_Comm comm_;
+  const Comm &comm_;
   const Plan &plan_;
 };
 
 }  // namespace
 
-std::unique_ptr<Transport> make_basic_transport(MPI_Comm comm, const Plan &plan) {
-  return std::make_unique<BasicTransport>(comm, plan);
-}
-
-int create_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out) {
-  if (sf->opts.type == "basic") {
-    *out = make_basic_transport(sf->comm, plan);
-    return STF_SUCCESS;
-  }
-  if (sf->opts.type == "neighbor") return make_neighbor_transport(sf, plan, out);
-  if (sf->opts.type == "window") return make_window_transport(sf, plan, out);
-  return make_collective_transport(sf, plan, out);  // the collective names, or an error
+int make_basic_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
+  *out = std::make_unique<BasicTransport>(ctx);
+  return STF_SUCCESS;
 }
 
 }  // namespace stf

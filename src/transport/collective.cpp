@@ -17,25 +17,26 @@
 //     Iscatterv / Iscatter from rank 0 (gather), Ialltoall (alltoall);
 //   everything else (other ops, which need a combine step; reduce on the
 //   allgather pattern, where every root has a leaf on every rank;
-//   fetch-and-op): the internal basic transport, an explicit fallback that
-//   describe() (stf_view) names. An SF without the requested pattern falls
-//   back to basic entirely, also named in the view, so one option can be
-//   set for a whole program whose SFs differ.
+//   fetch-and-op): basic, through the fallback wrapper (the registry gives
+//   these rows no message path), which describe() (stf_view) names. An SF
+//   without the requested pattern falls back to basic entirely, also named
+//   in the view, so one option can be set for a whole program whose SFs
+//   differ. The collectives run on the communicator every SF of the user's
+//   communicator shares, so operations of such SFs must be begun in the same
+//   order on every rank.
 // -stf_type allgather / gather need equal root counts on every rank (else
 // the SF falls back); "collective" takes the best collective that applies.
 #include <climits>
 
 #include "core/error.h"
-#include "graph/sf.h"
-#include "plan/plan.h"
-#include "transport/transport.h"
+#include "transport/registry.h"
 
 namespace stf {
 namespace {
 
 enum class Shape { none, allgather, gather, alltoall };
 
-struct CollectiveChannel : ChannelExtra {
+struct CollectiveChannel : ChannelState {
   MPI_Request req = MPI_REQUEST_NULL;
 };
 
@@ -44,56 +45,56 @@ struct Verdict {
   int allgather = 1, gather = 1, alltoall = 1;
 };
 
-bool all_roots_in_rank_order(stf_sf sf, const std::vector<stf_int> &start) {
+bool all_roots_in_rank_order(const Graph &g, const std::vector<stf_int> &start) {
   const stf_int total = start.back();
-  if (sf->nleaves != total) return false;
+  if (g.nleaves != total) return false;
   int p = 0;
   for (stf_int i = 0; i < total; i++) {
     while (start[p + 1] <= i) p++;
-    if (sf->leaf_at(i) != i || sf->iremote[i].rank != p || sf->iremote[i].index != i - start[p]) return false;
+    if (g.leaf_at(i) != i || g.iremote[i].rank != p || g.iremote[i].index != i - start[p]) return false;
   }
   return true;
 }
 
-Verdict judge(stf_sf sf, const std::vector<stf_int> &counts, const std::vector<stf_int> &start) {
+Verdict judge(const Comm &comm, const Graph &g, const std::vector<int> &counts, const std::vector<stf_int> &start) {
   Verdict v;
-  const bool everything = all_roots_in_rank_order(sf, start);
+  const bool everything = all_roots_in_rank_order(g, start);
   v.allgather = everything;
-  v.gather = sf->rank == 0 ? everything : sf->nleaves == 0;
+  v.gather = comm.rank == 0 ? everything : g.nleaves == 0;
   const stf_int n = counts[0];
   for (stf_int c : counts) v.alltoall &= c == n;
-  v.alltoall &= n % sf->size == 0 && sf->nleaves == n;
-  const stf_int b = v.alltoall ? n / sf->size : 0;
+  v.alltoall &= n % comm.size == 0 && g.nleaves == n;
+  const stf_int b = v.alltoall ? n / comm.size : 0;
   for (stf_int i = 0; v.alltoall && i < n; i++) {
-    const stf_int slot = sf->leaf_at(i);
+    const stf_int slot = g.leaf_at(i);
     if (slot < 0 || slot >= n) {
       v.alltoall = 0;
       break;
     }
     const int p = static_cast<int>(slot / b);
-    v.alltoall = sf->iremote[i].rank == p && sf->iremote[i].index == sf->rank * b + slot % b;
+    v.alltoall = g.iremote[i].rank == p && g.iremote[i].index == comm.rank * b + slot % b;
   }
   return v;
 }
 
 class CollectiveTransport : public Transport {
  public:
-  CollectiveTransport(stf_sf sf, const Plan &plan)
-      : comm_(sf->comm), me_(sf->rank), requested_(sf->opts.type), basic_(make_basic_transport(sf->comm, plan)) {}
+  explicit CollectiveTransport(const TransportContext &ctx)
+      : comm_(ctx.comm.comm), me_(ctx.comm.rank), requested_(ctx.opts.type) {}
 
   // Collective: recognise the pattern and pick the collective.
-  int init(stf_sf sf) {
-    counts_.assign(sf->size, 0);
-    STF_MPI(MPI_Allgather(&sf->nroots, 1, MPI_INT, counts_.data(), 1, MPI_INT, comm_));
-    std::vector<stf_int> start(sf->size + 1, 0);
+  int init(const Comm &comm, const Graph &g) {
+    counts_.assign(comm.size, 0);
+    STF_MPI(MPI_Allgather(&g.nroots, 1, MPI_INT, counts_.data(), 1, MPI_INT, comm_));
+    std::vector<stf_int> start(comm.size + 1, 0);
     long long total = 0;
-    for (int p = 0; p < sf->size; p++) {
+    for (int p = 0; p < comm.size; p++) {
       total += counts_[p];
       if (total > INT_MAX) return STF_SUCCESS;  // too big to be a pattern of stf_int slots: fall back
       start[p + 1] = static_cast<stf_int>(total);
     }
     displs_.assign(start.begin(), start.end() - 1);
-    Verdict v = judge(sf, counts_, start);
+    Verdict v = judge(comm, g, counts_, start);
     int flags[3] = {v.allgather, v.gather, v.alltoall};
     STF_MPI(MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MIN, comm_));
     bool equal = true;
@@ -131,14 +132,11 @@ class CollectiveTransport : public Transport {
     return requested_;
   }
 
-  int post_recv(Channel &c, Direction d, int tag, std::size_t ub, void *const *recv) override {
-    return basic_->post_recv(c, d, tag, ub, recv);
-  }
-  int post_send(Channel &c, Direction d, int tag, std::size_t ub, const void *const *send) override {
-    return basic_->post_send(c, d, tag, ub, send);
-  }
-  int wait_recv(Channel &c) override { return basic_->wait_recv(c); }
-  int wait_send(Channel &c) override { return basic_->wait_send(c); }
+  // Messages go through basic (the registry says this transport has no message path).
+  int post_recv(Channel &, Direction, Leg, std::size_t, void *const *) override { return no_messages(); }
+  int post_send(Channel &, Direction, Leg, std::size_t, const void *const *) override { return no_messages(); }
+  int wait_recv(Channel &) override { return no_messages(); }
+  int wait_send(Channel &) override { return no_messages(); }
 
   bool takes_whole(Direction d, const Unit &, MPI_Op op) const override {
     if (shape_ == Shape::none || op != MPI_REPLACE) return false;
@@ -147,8 +145,7 @@ class CollectiveTransport : public Transport {
   bool whole_does_self() const override { return true; }
 
   int begin_whole(Channel &c, Direction d, const WholeOp &w) override {
-    if (!c.extra) c.extra = std::make_unique<CollectiveChannel>();
-    MPI_Request *req = &static_cast<CollectiveChannel &>(*c.extra).req;
+    MPI_Request *req = &c.get<CollectiveChannel>().req;
     const MPI_Datatype t = w.unit.type;
     const int n = counts_[me_];
     void *dst = w.dst;
@@ -177,17 +174,17 @@ class CollectiveTransport : public Transport {
         default: return set_error(STF_ERR_INTERNAL, "collective transport: no reverse collective");
       }
     }
-    c.whole = true;
     return STF_SUCCESS;
   }
 
   int end_whole(Channel &c, Direction) override {
-    c.whole = false;
-    STF_MPI(MPI_Wait(&static_cast<CollectiveChannel &>(*c.extra).req, MPI_STATUS_IGNORE));
+    STF_MPI(MPI_Wait(&c.get<CollectiveChannel>().req, MPI_STATUS_IGNORE));
     return STF_SUCCESS;
   }
 
  private:
+  static int no_messages() { return set_error(STF_ERR_INTERNAL, "collective transport: messages go through basic"); }
+
   std::string wanted_pattern() const {
     if (requested_ == "collective") return "allgather, gather or alltoall";
     if (requested_ == "allgather" || requested_ == "gather") return requested_ + " (equal root counts)";
@@ -199,7 +196,6 @@ class CollectiveTransport : public Transport {
   MPI_Comm comm_;
   int me_;
   std::string requested_;
-  std::unique_ptr<Transport> basic_;
   std::vector<int> counts_, displs_;  // root counts and their prefix sums, per rank
   Shape shape_ = Shape::none;
   bool uniform_ = false;  // the non-v collective (equal counts)
@@ -207,13 +203,9 @@ class CollectiveTransport : public Transport {
 
 }  // namespace
 
-int make_collective_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out) {
-  const std::string &t = sf->opts.type;
-  if (t != "collective" && t != "allgatherv" && t != "allgather" && t != "gatherv" && t != "gather" &&
-      t != "alltoall")
-    return set_error(STF_ERR_OPTION, "transport '%s' is not available", t.c_str());
-  auto c = std::make_unique<CollectiveTransport>(sf, plan);
-  STF_CHECK(c->init(sf));
+int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
+  auto c = std::make_unique<CollectiveTransport>(ctx);
+  STF_CHECK(c->init(ctx.comm, ctx.graph));
   *out = std::move(c);
   return STF_SUCCESS;
 }

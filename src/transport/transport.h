@@ -1,38 +1,51 @@
 // How a plan's messages travel. A transport moves whole buffers between peer
 // ranks; it never looks inside them (packing is the ops layer's business).
+// Transports are rows of one table (registry.h); what a transport cannot
+// do is sent through basic by one wrapper (fallback.cpp).
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "starforest.h"
+#include "core/comm.h"
+#include "core/options.h"
+#include "graph/graph.h"
+#include "plan/plan.h"
 
 namespace stf {
 
-struct Plan;
 struct Unit;
 
 enum class Direction { root_to_leaf, leaf_to_root };
 
-// Message tags: one per direction keeps operations begun in the same order
-// on every rank matched; fetch-and-op returns are sent from end, whose order
-// may differ between ranks, so each fetch-and-op gets its own tag (and
-// transports that rely on a common order treat these tags apart).
-constexpr int tag_root_to_leaf = 1;
-constexpr int tag_leaf_to_root = 2;
-constexpr int tag_fetch_first = 16;
-constexpr int tag_fetch_count = 16384;
+// Which leg of an operation a channel carries. Forward legs (bcast, reduce,
+// fetch-and-op contributions) are posted from begin, so in the same order on
+// every rank; fetch-and-op's return leg is posted from end, whose order may
+// differ between ranks (transports that need a common order cannot take it).
+enum class Leg { forward, fetch_return };
 
-// Transport-specific state a channel carries (neighbor.cpp), freed with it.
-struct ChannelExtra {
-  virtual ~ChannelExtra() = default;
+// What a transport keeps for one channel between posting and waiting,
+// defined by each transport for itself.
+struct ChannelState {
+  virtual ~ChannelState() = default;
+};
+
+// One direction of one in-flight operation slot. Slots are reused, so
+// transports may cache per-peer state (persistent requests) in it.
+struct Channel {
+  std::unique_ptr<ChannelState> state;
+  bool whole = false;  // set by the ops layer: the operation in flight went through begin_whole
+  template <class T>
+  T &get() {
+    if (!state) state = std::make_unique<T>();
+    return static_cast<T &>(*state);
+  }
 };
 
 // A bcast or reduce handed to a transport whole: user buffers and op, which
-// the transport applies itself (one-sided accumulates, collectives on user
-// memory) instead of moving packed buffers for the ops layer to unpack.
+// the transport applies itself (collectives on user memory) instead of moving
+// packed buffers for the ops layer to unpack.
 struct WholeOp {
   const Unit &unit;
   MPI_Op op;
@@ -40,24 +53,12 @@ struct WholeOp {
   void *dst;        // bcast: leaves; reduce: roots
 };
 
-// What a transport keeps for one direction of one in-flight operation slot
-// between posting and waiting. Slots are reused, so transports may cache
-// per-peer state (persistent requests) here.
-struct Channel {
-  struct Cached {
-    MPI_Request req = MPI_REQUEST_NULL;
-    const void *buf = nullptr;
-    int bytes = -1;
-    int tag = -1;
-  };
-  std::vector<Cached> sends, recvs;  // one per peer of the sending/receiving side
-  std::vector<MPI_Request> active_sends, active_recvs;
-  std::unique_ptr<ChannelExtra> extra;  // created by transports that need more
-  bool whole = false;                   // the operation in flight went through begin_whole
-  Channel() = default;
-  Channel(const Channel &) = delete;
-  Channel &operator=(const Channel &) = delete;
-  ~Channel();
+// What a transport is made from. All of it outlives the transport.
+struct TransportContext {
+  const Comm &comm;
+  const Graph &graph;
+  const Plan &plan;
+  const Options &opts;
 };
 
 class Transport {
@@ -67,9 +68,9 @@ class Transport {
   // The name with the transport's parameters and fallbacks, for stf_view.
   virtual std::string describe() const { return name(); }
   // Receive into recv[k] from receiving-side peer k (size(k) * unit_bytes bytes).
-  virtual int post_recv(Channel &c, Direction d, int tag, std::size_t unit_bytes, void *const *recv) = 0;
+  virtual int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) = 0;
   // Send send[k] to sending-side peer k.
-  virtual int post_send(Channel &c, Direction d, int tag, std::size_t unit_bytes, const void *const *send) = 0;
+  virtual int post_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, const void *const *send) = 0;
   virtual int wait_recv(Channel &c) = 0;
   virtual int wait_send(Channel &c) = 0;
 
@@ -87,18 +88,15 @@ class Transport {
   virtual bool sends_may_be_deferred() const { return true; }
 };
 
-// The transport named by sf->opts.type, bound to the SF's communicator and plan.
-// Collective (a transport may build communicators).
-int create_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
+// The peers of each side: receivers of direction d are the ranks messages
+// come from, senders the ranks they go to.
+inline const Messages &receivers(const Plan &p, Direction d) { return d == Direction::root_to_leaf ? p.leaf : p.root; }
+inline const Messages &senders(const Plan &p, Direction d) { return d == Direction::root_to_leaf ? p.root : p.leaf; }
 
-// One per file: basic.cpp (persistent point-to-point), neighbor.cpp
-// (neighbourhood collectives on distributed-graph communicators), window.cpp,
-// collective.cpp.
-std::unique_ptr<Transport> make_basic_transport(MPI_Comm comm, const Plan &plan);
-int make_neighbor_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
-// window.cpp: MPI-3 one-sided (sf->opts.window_sync: fence, lock, pscw).
-int make_window_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
-// collective.cpp: allgather(v), gather(v), alltoall, or "collective" (the one that fits).
-int make_collective_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out);
+// The SF's tag for messages of direction d on a leg.
+inline int message_tag(const Comm &c, Direction d, Leg leg) {
+  if (leg == Leg::fetch_return) return c.tag(Tag::fetch_return);
+  return c.tag(d == Direction::root_to_leaf ? Tag::root_to_leaf : Tag::leaf_to_root);
+}
 
 }  // namespace stf

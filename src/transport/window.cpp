@@ -34,41 +34,51 @@
 //   In every mode a begin waits for its targets' addresses, i.e. until the
 //   ranks it writes to have reached the same begin: no rank may then be
 //   waiting, inside an end, for data this rank sends only from a later end.
-// - Fetch-and-op's return leg (tags from tag_fetch_first) is posted from
-//   end, in an order that may differ between ranks, so it goes through the
-//   internal basic transport.
+// - Fetch-and-op's return leg is posted from end, in an order that may
+//   differ between ranks, so the registry gives this transport no
+//   legs_from_end: it goes through basic (fallback.cpp).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 
 #include "core/error.h"
-#include "graph/sf.h"
-#include "plan/plan.h"
-#include "transport/transport.h"
+#include "transport/registry.h"
 
 namespace stf {
+
+const OptionSpec window_sync_option = {
+    "stf_window_sync", "STF_WINDOW_SYNC", "fence|lock|pscw",
+    "synchronisation of the window transport: MPI_Win_fence, passive-target lock_all + flush, or "
+    "post-start-complete-wait (default fence)",
+    "fence", nullptr};
+
 namespace {
 
-// Tags of this transport on the SF's communicator (apart from transport.h's).
-constexpr int tag_address[2] = {4, 5};  // per direction
-constexpr int tag_done[2] = {6, 7};
+enum class WindowSync { fence, lock, pscw };
+
+WindowSync sync_of(const Options &o) {
+  const std::string v = o.extra_value(window_sync_option);
+  return v == "lock" ? WindowSync::lock : v == "pscw" ? WindowSync::pscw : WindowSync::fence;
+}
+
+const char *sync_name(WindowSync w) {
+  return w == WindowSync::fence ? "fence" : w == WindowSync::lock ? "lock" : "pscw";
+}
+
+// This transport's tags in the SF's block (core/comm.h), per direction.
+constexpr int tag_address[2] = {0, 1};
+constexpr int tag_done[2] = {2, 3};
 constexpr std::size_t max_idle_regions = 32;  // attachments kept when unused
 
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
 // Per operation slot and direction.
-struct WindowChannel : ChannelExtra {
-  bool recv_basic = false, send_basic = false;  // this use went through basic
+struct WindowChannel : ChannelState {
   std::vector<MPI_Aint> my_addresses;  // of my receive slices, one per origin
   std::vector<MPI_Aint> addresses;     // of my targets' slices for me
   std::vector<MPI_Request> address_sends, address_recvs, done_sends, done_recvs;
   std::vector<int> regions;  // attachments in use until the receive ends
 };
-
-WindowChannel &state(Channel &c) {
-  if (!c.extra) c.extra = std::make_unique<WindowChannel>();
-  return static_cast<WindowChannel &>(*c.extra);
-}
 
 int wait_all(std::vector<MPI_Request> *reqs) {
   if (!reqs->empty()) STF_MPI(MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), MPI_STATUSES_IGNORE));
@@ -86,8 +96,8 @@ int message_bytes(const Messages &m, int k, std::size_t unit_bytes, int *out) {
 
 class WindowTransport : public Transport {
  public:
-  WindowTransport(stf_sf sf, const Plan &plan)
-      : comm_(sf->comm), plan_(plan), sync_(sf->opts.window_sync), basic_(make_basic_transport(sf->comm, plan)) {}
+  explicit WindowTransport(const TransportContext &ctx)
+      : comm_(ctx.comm), plan_(ctx.plan), sync_(sync_of(ctx.opts)) {}
 
   ~WindowTransport() override {
     for (MPI_Group *g : {&origin_group_[0], &origin_group_[1], &target_group_[0], &target_group_[1]})
@@ -101,18 +111,16 @@ class WindowTransport : public Transport {
 
   // Collective: create the window (none on one rank: no messages).
   int init() {
-    int size = 1;
-    STF_MPI(MPI_Comm_size(comm_, &size));
-    if (size == 1) return STF_SUCCESS;
-    STF_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &win_));
+    if (comm_.size == 1) return STF_SUCCESS;
+    STF_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, comm_.comm, &win_));
     STF_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
     if (sync_ == WindowSync::lock) STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
     if (sync_ == WindowSync::fence) STF_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, win_));
     if (sync_ == WindowSync::pscw) {
       MPI_Group all;
-      STF_MPI(MPI_Comm_group(comm_, &all));
+      STF_MPI(MPI_Comm_group(comm_.comm, &all));
       for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root}) {
-        const Messages &origins = receivers(d), &targets = senders(d);
+        const Messages &origins = receivers(plan_, d), &targets = senders(plan_, d);
         const int di = dir_index(d);
         MPI_Group_incl(all, origins.count(), origins.ranks.data(), &origin_group_[di]);
         MPI_Group_incl(all, targets.count(), targets.ranks.data(), &target_group_[di]);
@@ -130,16 +138,14 @@ class WindowTransport : public Transport {
   std::string describe() const override {
     return std::string("window (MPI-3 one-sided: one MPI_Put of the packed message per peer into receive buffers "
                        "attached to a dynamic window, sync ") +
-           window_sync_name(sync_) + "; basic fallback: fetch-and-op return leg" +
+           sync_name(sync_) + "; basic fallback: fetch-and-op return leg" +
            (sends_may_be_deferred() ? "" : "; device stream model C runs as B") + ")";
   }
 
   // Target role: expose the receive slices, tell each origin where its slice is.
-  int post_recv(Channel &c, Direction d, int tag, std::size_t ub, void *const *recv) override {
-    WindowChannel &st = state(c);
-    st.recv_basic = tag >= tag_fetch_first || win_ == MPI_WIN_NULL;
-    if (st.recv_basic) return basic_->post_recv(c, d, tag, ub, recv);
-    const Messages &m = receivers(d);
+  int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) override {
+    WindowChannel &st = c.get<WindowChannel>();
+    const Messages &m = receivers(plan_, d);
     const int di = dir_index(d);
     STF_CHECK(attach_slices(m, ub, recv, &st.regions));
     st.my_addresses.resize(m.count());
@@ -148,11 +154,12 @@ class WindowTransport : public Transport {
     for (int k = 0; k < m.count(); k++) {
       STF_MPI(MPI_Get_address(recv[k], &st.my_addresses[k]));
       st.address_sends.emplace_back();
-      STF_MPI(MPI_Isend(&st.my_addresses[k], 1, MPI_AINT, m.ranks[k], tag_address[di], comm_,
-                        &st.address_sends.back()));
+      STF_MPI(MPI_Isend(&st.my_addresses[k], 1, MPI_AINT, m.ranks[k], comm_.transport_tag(tag_address[di]),
+                        comm_.comm, &st.address_sends.back()));
       if (sync_ == WindowSync::lock) {
         st.done_recvs.emplace_back();
-        STF_MPI(MPI_Irecv(nullptr, 0, MPI_BYTE, m.ranks[k], tag_done[di], comm_, &st.done_recvs.back()));
+        STF_MPI(MPI_Irecv(nullptr, 0, MPI_BYTE, m.ranks[k], comm_.transport_tag(tag_done[di]), comm_.comm,
+                          &st.done_recvs.back()));
       }
     }
     if (sync_ == WindowSync::pscw && m.count() > 0) STF_MPI(MPI_Win_post(origin_group_[di], 0, win_));
@@ -160,18 +167,17 @@ class WindowTransport : public Transport {
   }
 
   // Origin role: wait for the targets' addresses, put, synchronise.
-  int post_send(Channel &c, Direction d, int tag, std::size_t ub, const void *const *send) override {
-    WindowChannel &st = state(c);
-    st.send_basic = tag >= tag_fetch_first || win_ == MPI_WIN_NULL;
-    if (st.send_basic) return basic_->post_send(c, d, tag, ub, send);
-    const Messages &m = senders(d);
+  int post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) override {
+    WindowChannel &st = c.get<WindowChannel>();
+    const Messages &m = senders(plan_, d);
     const int di = dir_index(d);
     st.addresses.resize(m.count());
     st.address_recvs.clear();
     st.done_sends.clear();
     for (int k = 0; k < m.count(); k++) {
       st.address_recvs.emplace_back();
-      STF_MPI(MPI_Irecv(&st.addresses[k], 1, MPI_AINT, m.ranks[k], tag_address[di], comm_, &st.address_recvs.back()));
+      STF_MPI(MPI_Irecv(&st.addresses[k], 1, MPI_AINT, m.ranks[k], comm_.transport_tag(tag_address[di]), comm_.comm,
+                        &st.address_recvs.back()));
     }
     if (sync_ == WindowSync::pscw && m.count() > 0) STF_MPI(MPI_Win_start(target_group_[di], 0, win_));
     STF_CHECK(wait_all(&st.address_recvs));
@@ -186,13 +192,14 @@ class WindowTransport : public Transport {
         return STF_SUCCESS;  // completed by the fence in end
       case WindowSync::pscw:
         if (m.count() > 0) STF_MPI(MPI_Win_complete(win_));
-        if (receivers(d).count() > 0) STF_MPI(MPI_Win_wait(win_));  // the exposure epoch post_recv opened
+        if (receivers(plan_, d).count() > 0) STF_MPI(MPI_Win_wait(win_));  // the exposure epoch post_recv opened
         return STF_SUCCESS;
       case WindowSync::lock:
         if (m.count() > 0) STF_MPI(MPI_Win_flush_all(win_));
         for (int k = 0; k < m.count(); k++) {
           st.done_sends.emplace_back();
-          STF_MPI(MPI_Isend(nullptr, 0, MPI_BYTE, m.ranks[k], tag_done[di], comm_, &st.done_sends.back()));
+          STF_MPI(MPI_Isend(nullptr, 0, MPI_BYTE, m.ranks[k], comm_.transport_tag(tag_done[di]), comm_.comm,
+                            &st.done_sends.back()));
         }
         return STF_SUCCESS;
     }
@@ -200,9 +207,8 @@ class WindowTransport : public Transport {
   }
 
   int wait_recv(Channel &c) override {
-    WindowChannel &st = state(c);
-    if (st.recv_basic) return basic_->wait_recv(c);
-    if (sync_ == WindowSync::fence) STF_MPI(MPI_Win_fence(0, win_));
+    WindowChannel &st = c.get<WindowChannel>();
+    if (sync_ == WindowSync::fence && win_ != MPI_WIN_NULL) STF_MPI(MPI_Win_fence(0, win_));
     if (sync_ == WindowSync::lock && !st.done_recvs.empty()) {
       STF_CHECK(wait_all(&st.done_recvs));
       STF_MPI(MPI_Win_sync(win_));  // make the origins' writes visible to my loads
@@ -213,8 +219,7 @@ class WindowTransport : public Transport {
   }
 
   int wait_send(Channel &c) override {
-    WindowChannel &st = state(c);
-    if (st.send_basic) return basic_->wait_send(c);
+    WindowChannel &st = c.get<WindowChannel>();
     STF_CHECK(wait_all(&st.address_sends));
     return wait_all(&st.done_sends);
   }
@@ -226,10 +231,6 @@ class WindowTransport : public Transport {
     int users = 0;
     std::uint64_t last = 0;
   };
-
-  // The peers that write to me (receive side) and that I write to, per direction.
-  const Messages &receivers(Direction d) const { return d == Direction::root_to_leaf ? plan_.leaf : plan_.root; }
-  const Messages &senders(Direction d) const { return d == Direction::root_to_leaf ? plan_.root : plan_.leaf; }
 
   // Attach every receive slice, adjacent slices (of one pack buffer) as one.
   int attach_slices(const Messages &m, std::size_t ub, void *const *recv, std::vector<int> *in_use) {
@@ -297,10 +298,9 @@ class WindowTransport : public Transport {
     return STF_SUCCESS;
   }
 
-  MPI_Comm comm_;
+  const Comm &comm_;
   const Plan &plan_;
   WindowSync sync_;
-  std::unique_ptr<Transport> basic_;
   MPI_Win win_ = MPI_WIN_NULL;
   MPI_Group origin_group_[2] = {MPI_GROUP_NULL, MPI_GROUP_NULL};  // pscw, per direction
   MPI_Group target_group_[2] = {MPI_GROUP_NULL, MPI_GROUP_NULL};
@@ -311,8 +311,8 @@ class WindowTransport : public Transport {
 
 }  // namespace
 
-int make_window_transport(stf_sf sf, const Plan &plan, std::unique_ptr<Transport> *out) {
-  auto t = std::make_unique<WindowTransport>(sf, plan);
+int make_window_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
+  auto t = std::make_unique<WindowTransport>(ctx);
   STF_CHECK(t->init());
   *out = std::move(t);
   return STF_SUCCESS;

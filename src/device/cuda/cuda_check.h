@@ -1,19 +1,18 @@
-// CUDA errors where the Device interface has no error path (launches,
-// asynchronous copies, synchronisation): fatal, with the runtime's message,
-// rather than silently wrong data.
+// CUDA runtime errors become stf_errors (STF_ERR_DEVICE) with the runtime's
+// own message; the runtime's last error is cleared so the next call starts
+// clean.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include "core/error.h"
 
 namespace stf {
 
-inline void cuda_or_die(cudaError_t e, const char *what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "starforest: CUDA %s failed: %s\n", what, cudaGetErrorString(e));
-  std::abort();
+inline int cuda_error(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return STF_SUCCESS;
+  cudaGetLastError();
+  return set_error(STF_ERR_DEVICE, "CUDA %s failed: %s", what, cudaGetErrorString(e));
 }
 
 }  // namespace stf

@@ -47,17 +47,15 @@ class CudaDevice final : public Device {
     remember(*ptr, bytes, true);
     return STF_SUCCESS;
   }
-  void free(void *ptr) override {
-    if (forget(ptr, true)) cuda_or_die(cudaFree(ptr), "cudaFree");
-  }
+  int free(void *ptr) override { return forget(ptr, true) ? cuda_error(cudaFree(ptr), "cudaFree") : STF_SUCCESS; }
   int alloc_pinned(std::size_t bytes, void **ptr) override {
     const cudaError_t e = cudaMallocHost(ptr, bytes ? bytes : 1);
     if (e != cudaSuccess) return alloc_error(e, "cudaMallocHost", bytes);
     remember(*ptr, bytes, false);
     return STF_SUCCESS;
   }
-  void free_pinned(void *ptr) override {
-    if (forget(ptr, false)) cuda_or_die(cudaFreeHost(ptr), "cudaFreeHost");
+  int free_pinned(void *ptr) override {
+    return forget(ptr, false) ? cuda_error(cudaFreeHost(ptr), "cudaFreeHost") : STF_SUCCESS;
   }
 
   // Our own blocks answer from their address ranges; only pointers we did
@@ -87,13 +85,12 @@ class CudaDevice final : public Device {
 
   int stream_create(Stream *s) override {
     cudaStream_t st = nullptr;
-    const cudaError_t e = cudaStreamCreate(&st);
-    if (e != cudaSuccess) return set_error(STF_ERR_INTERNAL, "cudaStreamCreate: %s", cudaGetErrorString(e));
+    STF_CHECK(cuda_error(cudaStreamCreate(&st), "cudaStreamCreate"));
     *s = st;
     return STF_SUCCESS;
   }
-  void stream_destroy(Stream s) override {
-    if (s && s != library_) cuda_or_die(cudaStreamDestroy(stream(s)), "cudaStreamDestroy");
+  int stream_destroy(Stream s) override {
+    return s && s != library_ ? cuda_error(cudaStreamDestroy(stream(s)), "cudaStreamDestroy") : STF_SUCCESS;
   }
   Stream own_stream() override { return library_; }
   bool runs_host_functions() override { return false; }
@@ -103,53 +100,51 @@ class CudaDevice final : public Device {
     return mpi_aware_;
   }
 
-  void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) override {
+  int memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) override {
     count_copy(kind);
-    cuda_or_die(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream(s)), "cudaMemcpyAsync");
+    return cuda_error(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream(s)), "cudaMemcpyAsync");
   }
 
   const DeviceKernelTable &kernel_table() const override { return cuda_kernel_table(); }
 
   int event_create(Event *e) override {
     cudaEvent_t ev = nullptr;
-    const cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (err != cudaSuccess) return set_error(STF_ERR_INTERNAL, "cudaEventCreate: %s", cudaGetErrorString(err));
+    STF_CHECK(cuda_error(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate"));
     *e = ev;
     return STF_SUCCESS;
   }
-  void event_destroy(Event e) override {
-    cuda_or_die(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy");
+  int event_destroy(Event e) override {
+    return cuda_error(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy");
   }
-  void event_record(Event e, Stream s) override {
-    cuda_or_die(cudaEventRecord(static_cast<cudaEvent_t>(e), stream(s)), "cudaEventRecord");
+  int event_record(Event e, Stream s) override {
+    return cuda_error(cudaEventRecord(static_cast<cudaEvent_t>(e), stream(s)), "cudaEventRecord");
   }
-  void stream_wait_event(Stream s, Event e) override {
-    cuda_or_die(cudaStreamWaitEvent(stream(s), static_cast<cudaEvent_t>(e), 0), "cudaStreamWaitEvent");
+  int stream_wait_event(Stream s, Event e) override {
+    return cuda_error(cudaStreamWaitEvent(stream(s), static_cast<cudaEvent_t>(e), 0), "cudaStreamWaitEvent");
   }
-  bool event_query(Event e) override {
+  int event_query(Event e, bool *done) override {
     const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(e));
-    if (err == cudaErrorNotReady) return false;
-    cuda_or_die(err, "cudaEventQuery");
-    return true;
+    *done = err != cudaErrorNotReady;
+    return err == cudaErrorNotReady ? STF_SUCCESS : cuda_error(err, "cudaEventQuery");
   }
-  void event_synchronize(Event e) override {
+  int event_synchronize(Event e) override {
     counters.event_syncs++;
-    cuda_or_die(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
+    return cuda_error(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
   }
-  void stream_synchronize(Stream s) override {
+  int stream_synchronize(Stream s) override {
     counters.stream_syncs++;
-    cuda_or_die(cudaStreamSynchronize(stream(s)), "cudaStreamSynchronize");
+    return cuda_error(cudaStreamSynchronize(stream(s)), "cudaStreamSynchronize");
   }
-  void synchronize() override {
+  int synchronize() override {
     counters.device_syncs++;
-    cuda_or_die(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    return cuda_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   }
 
  protected:
   // Type-erased host tasks cannot run on a GPU; this backend's kernels come
-  // from kernel_table(), so reaching here is a bug in the caller.
-  void launch_task(Stream, stf_int, Task) override {
-    cuda_or_die(cudaErrorNotSupported, "launch of a host task on the cuda device");
+  // from kernel_table() (stf_device_launch refuses it before getting here).
+  int launch_task(Stream, stf_int, Task) override {
+    return set_error(STF_ERR_UNSUPPORTED, "the cuda device cannot run host functions as kernels");
   }
 
  private:
@@ -159,7 +154,7 @@ class CudaDevice final : public Device {
   };
   // nullptr is the library stream, as on emu.
   cudaStream_t stream(Stream s) const { return static_cast<cudaStream_t>(s ? s : library_); }
-  int alloc_error(cudaError_t e, const char *call, std::size_t bytes) {
+  static int alloc_error(cudaError_t e, const char *call, std::size_t bytes) {
     cudaGetLastError();
     return set_error(STF_ERR_MEMORY, "%s of %zu bytes: %s", call, bytes, cudaGetErrorString(e));
   }

@@ -25,12 +25,12 @@ struct CudaLaunch {
   // Enough blocks to fill a large GPU; longer lists loop.
   static constexpr long long kMaxBlocks = 65536;
   template <class F>
-  static void run(Device &d, Stream s, stf_int n, const F &f) {
-    if (n <= 0) return;
+  static int run(Device &d, Stream s, stf_int n, const F &f) {
+    if (n <= 0) return STF_SUCCESS;
     d.counters.kernel_launches++;
     const long long blocks = std::min<long long>((static_cast<long long>(n) + kBlock - 1) / kBlock, kMaxBlocks);
     stf::run<<<static_cast<unsigned>(blocks), kBlock, 0, static_cast<cudaStream_t>(s)>>>(f, n);
-    cuda_or_die(cudaGetLastError(), "kernel launch");
+    return cuda_error(cudaGetLastError(), "kernel launch");
   }
 };
 

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "ops/exchange.h"
-#include "plan/plan.h"
+#include "ops/request.h"
+#include "sf/sf.h"
 
 namespace stf {
 namespace {
@@ -50,12 +50,13 @@ extern "C" int stf_compute_degree_begin(stf_sf sf, stf_request *req) {
   if (!req) return stf::set_error(STF_ERR_NULL, "compute_degree_begin: request pointer is NULL");
   *req = nullptr;
   STF_CHECK(stf::compute_degree(sf));
-  return stf::acquire_request(sf, sf, stf::OpKind::degree, 0, req);
+  return stf::acquire_request(sf->engine, sf->engine, stf::OpKind::degree, 0, req);
 }
 
 extern "C" int stf_compute_degree_end(stf_sf sf, stf_request *req, const stf_int **degree) {
   stf_request r = nullptr;
-  STF_CHECK(stf::take_request(sf, req, stf::OpKind::degree, &r));
+  STF_CHECK(stf::check_sf(sf));
+  STF_CHECK(stf::take_request(sf->engine, req, stf::OpKind::degree, &r));
   stf::release_request(r);
   *req = nullptr;
   if (degree) *degree = sf->degree.data();

@@ -1,4 +1,4 @@
-#include "graph/discovery.h"
+#include "plan/discovery.h"
 
 #include <algorithm>
 
@@ -7,18 +7,16 @@
 namespace stf {
 namespace {
 
-constexpr int tag_discovery = 101;
-
 struct Received {
   int rank;
   std::vector<stf_int> idx;
 };
 
-int receive_one(MPI_Comm comm, const MPI_Status &probe, std::vector<Received> *got) {
+int receive_one(MPI_Comm comm, int tag, const MPI_Status &probe, std::vector<Received> *got) {
   int n = 0;
   STF_MPI(MPI_Get_count(&probe, MPI_INT, &n));
   got->push_back({probe.MPI_SOURCE, std::vector<stf_int>(n)});
-  STF_MPI(MPI_Recv(got->back().idx.data(), n, MPI_INT, probe.MPI_SOURCE, tag_discovery, comm,
+  STF_MPI(MPI_Recv(got->back().idx.data(), n, MPI_INT, probe.MPI_SOURCE, tag, comm,
                    MPI_STATUS_IGNORE));
   return STF_SUCCESS;
 }
@@ -27,18 +25,18 @@ int receive_one(MPI_Comm comm, const MPI_Status &probe, std::vector<Received> *g
 // sparse data exchange" (2010): synchronous sends complete only once matched,
 // so when all of mine are done and everybody reached the barrier, no message
 // is left in flight.
-int nbx(MPI_Comm comm, const Messages &wanted, std::vector<Received> *got) {
+int nbx(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
   std::vector<MPI_Request> sends(wanted.count());
   for (int k = 0; k < wanted.count(); k++)
     STF_MPI(MPI_Issend(wanted.idx.data() + wanted.offset[k], wanted.size(k), MPI_INT, wanted.ranks[k],
-                       tag_discovery, comm, &sends[k]));
+                       tag, comm, &sends[k]));
   MPI_Request barrier = MPI_REQUEST_NULL;
   for (;;) {
     int flag = 0;
     MPI_Status st;
-    STF_MPI(MPI_Iprobe(MPI_ANY_SOURCE, tag_discovery, comm, &flag, &st));
+    STF_MPI(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st));
     if (flag) {
-      STF_CHECK(receive_one(comm, st, got));
+      STF_CHECK(receive_one(comm, tag, st, got));
       continue;
     }
     if (barrier == MPI_REQUEST_NULL) {
@@ -55,7 +53,7 @@ int nbx(MPI_Comm comm, const Messages &wanted, std::vector<Received> *got) {
 
 // Everybody learns how many messages it will receive from a sum over a
 // communicator-sized array of flags.
-int allreduce_counts(MPI_Comm comm, const Messages &wanted, std::vector<Received> *got) {
+int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
@@ -65,11 +63,11 @@ int allreduce_counts(MPI_Comm comm, const Messages &wanted, std::vector<Received
   std::vector<MPI_Request> sends(wanted.count());
   for (int k = 0; k < wanted.count(); k++)
     STF_MPI(MPI_Isend(wanted.idx.data() + wanted.offset[k], wanted.size(k), MPI_INT, wanted.ranks[k],
-                      tag_discovery, comm, &sends[k]));
+                      tag, comm, &sends[k]));
   for (int i = 0; i < flags[rank]; i++) {
     MPI_Status st;
-    STF_MPI(MPI_Probe(MPI_ANY_SOURCE, tag_discovery, comm, &st));
-    STF_CHECK(receive_one(comm, st, got));
+    STF_MPI(MPI_Probe(MPI_ANY_SOURCE, tag, comm, &st));
+    STF_CHECK(receive_one(comm, tag, st, got));
   }
   STF_MPI(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE));
   return STF_SUCCESS;
@@ -77,9 +75,11 @@ int allreduce_counts(MPI_Comm comm, const Messages &wanted, std::vector<Received
 
 }  // namespace
 
-int discover(MPI_Comm comm, TwoSided algo, const Messages &wanted, Messages *asked) {
+int discover(const Comm &c, TwoSided algo, const Messages &wanted, Messages *asked) {
+  const MPI_Comm comm = c.comm;
+  const int tag = c.tag(Tag::discovery);
   std::vector<Received> got;
-  STF_CHECK(algo == TwoSided::nbx ? nbx(comm, wanted, &got) : allreduce_counts(comm, wanted, &got));
+  STF_CHECK(algo == TwoSided::nbx ? nbx(comm, tag, wanted, &got) : allreduce_counts(comm, tag, wanted, &got));
   std::sort(got.begin(), got.end(), [](const Received &a, const Received &b) { return a.rank < b.rank; });
   *asked = Messages();
   for (const Received &r : got) {

@@ -1,60 +1,15 @@
-// The host backend, the active device and the public device calls.
-#include <cstdlib>
+// The device registry, the process-wide active device and the public device calls.
+#include "device/registry.h"
+
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
-#include "core/options.h"
-#include "device/device.h"
 
 namespace stf {
 namespace {
-
-// No device at all: "device" memory is plain memory that memtype() calls
-// host, and everything completes before the call returns. Operations on it
-// take the host path, as before devices existed.
-class HostDevice final : public Device {
- public:
-  const char *name() const override { return "host"; }
-  int alloc(std::size_t bytes, void **ptr) override {
-    *ptr = std::malloc(bytes ? bytes : 1);
-    if (!*ptr) return set_error(STF_ERR_MEMORY, "cannot allocate %zu bytes", bytes);
-    return STF_SUCCESS;
-  }
-  void free(void *ptr) override { std::free(ptr); }
-  int alloc_pinned(std::size_t bytes, void **ptr) override { return alloc(bytes, ptr); }
-  void free_pinned(void *ptr) override { std::free(ptr); }
-  stf_memtype memtype(const void *) override { return STF_MEMTYPE_HOST; }
-  long long live_allocations() const override { return 0; }  // plain memory, valid under any device
-  int stream_create(Stream *s) override {
-    *s = nullptr;
-    return STF_SUCCESS;
-  }
-  void stream_destroy(Stream) override {}
-  Stream own_stream() override { return nullptr; }
-  void memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream) override {
-    count_copy(kind);
-    std::memmove(dst, src, bytes);
-  }
-  int event_create(Event *e) override {
-    // Not NULL: the public calls refuse a NULL event. Every event is complete.
-    static char always_complete;
-    *e = &always_complete;
-    return STF_SUCCESS;
-  }
-  void event_destroy(Event) override {}
-  void event_record(Event, Stream) override {}
-  void stream_wait_event(Stream, Event) override {}
-  bool event_query(Event) override { return true; }
-  void event_synchronize(Event) override { counters.event_syncs++; }
-  void stream_synchronize(Stream) override { counters.stream_syncs++; }
-  void synchronize() override { counters.device_syncs++; }
-
- protected:
-  void launch_task(Stream, stf_int n, Task task) override { task(0, n); }
-};
 
 std::mutex device_mutex;
 std::unique_ptr<Device> current;
@@ -62,12 +17,22 @@ std::unique_ptr<Device> current;
 // may still hold their events (and free their buffers into them).
 std::vector<std::unique_ptr<Device>> retired;
 
+const DeviceKind *find_kind(const std::string &name) {
+  for (const DeviceKind &k : device_kinds())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+std::string kind_names(const char *separator) {
+  std::string s;
+  for (const DeviceKind &k : device_kinds()) s += (s.empty() ? "" : separator) + std::string(k.name);
+  return s;
+}
+
 int make_device(const std::string &name, std::unique_ptr<Device> *out) {
-  if (name == "host") *out = make_host_device();
-  else if (name == "emu") *out = make_emu_device();
-  else if (name == "cuda") return make_cuda_device(out);
-  else return set_error(STF_ERR_OPTION, "device '%s' unknown (available: host, emu, cuda)", name.c_str());
-  return STF_SUCCESS;
+  const DeviceKind *k = find_kind(name);
+  if (!k) return set_error(STF_ERR_OPTION, "device '%s' unknown (available: %s)", name.c_str(), kind_names(", ").c_str());
+  return k->create(out);
 }
 
 }  // namespace
@@ -78,15 +43,42 @@ int make_cuda_device(std::unique_ptr<Device> *) {
 }
 #endif
 
-std::unique_ptr<Device> make_host_device() { return std::unique_ptr<Device>(new HostDevice); }
+const std::vector<DeviceKind> &device_kinds() {
+  static const std::vector<DeviceKind> kinds = {
+      {"host", "no device: all memory is host memory",
+       [](std::unique_ptr<Device> *out) {
+         *out = make_host_device();
+         return static_cast<int>(STF_SUCCESS);
+       }},
+      {"emu", "the emulated device that runs device code paths on CPU threads",
+       [](std::unique_ptr<Device> *out) {
+         *out = make_emu_device();
+         return static_cast<int>(STF_SUCCESS);
+       }},
+      {"cuda", "a CUDA GPU (builds with CUDA)", make_cuda_device},
+  };
+  return kinds;
+}
+
+const OptionSpec &device_option() {
+  static const std::string values = kind_names("|");
+  static const std::string help = [] {
+    std::string h = "device backend, process-wide, taken when a device is first needed (stf_device_select overrides):";
+    for (const DeviceKind &k : device_kinds()) h += std::string(" ") + k.name + " = " + k.help + ";";
+    return h + " (default host)";
+  }();
+  static const OptionSpec spec = {"stf_device", "STF_DEVICE", values.c_str(), help.c_str(), "host",
+                                  [](const std::string &v, Options *) {
+                                    if (find_kind(v)) return static_cast<int>(STF_SUCCESS);
+                                    return set_error(STF_ERR_OPTION, "-stf_device '%s' unknown (available: %s)",
+                                                     v.c_str(), kind_names(", ").c_str());
+                                  }};
+  return spec;
+}
 
 int active_device(Device **dev) {
   std::lock_guard<std::mutex> l(device_mutex);
-  if (!current) {
-    Options o;
-    STF_CHECK(default_options(&o));
-    STF_CHECK(make_device(o.device, &current));
-  }
+  if (!current) STF_CHECK(make_device(process_setting(device_option()), &current));
   *dev = current.get();
   return STF_SUCCESS;
 }
@@ -101,7 +93,7 @@ int DeviceBuffer::reserve(Device *dev, std::size_t bytes) {
 }
 
 void DeviceBuffer::release() {
-  if (ptr_) pinned_ ? dev_->free_pinned(ptr_) : dev_->free(ptr_);
+  if (ptr_) pinned_ ? dev_->free_pinned(ptr_) : dev_->free(ptr_);  // a failure leaves nothing to do
   dev_ = nullptr, ptr_ = nullptr, bytes_ = 0;
 }
 
@@ -120,7 +112,7 @@ extern "C" int stf_device_select(const char *name) {
                           "SFs that moved device data, first)",
                           stf::current->name(), stf::current->live_allocations());
   if (stf::current) {
-    stf::current->synchronize();
+    STF_CHECK(stf::current->synchronize());
     stf::retired.push_back(std::move(stf::current));
   }
   stf::current = std::move(next);
@@ -145,9 +137,8 @@ extern "C" int stf_device_malloc(size_t bytes, void **ptr) {
 extern "C" int stf_device_free(void *ptr) {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->synchronize();  // like cudaFree: no kernel may still use it
-  d->free(ptr);
-  return STF_SUCCESS;
+  STF_CHECK(d->synchronize());  // like cudaFree: no kernel may still use it
+  return d->free(ptr);
 }
 
 extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) {
@@ -160,16 +151,14 @@ extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) {
     return STF_SUCCESS;
   }
   stf::Stream s = d->library_stream();
-  d->memcpy_async(dst, src, bytes, kind, s);
-  d->stream_synchronize(s);
-  return STF_SUCCESS;
+  STF_CHECK(d->memcpy_async(dst, src, bytes, kind, s));
+  return d->stream_synchronize(s);
 }
 
 extern "C" int stf_device_synchronize(void) {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  d->stream_synchronize(d->library_stream());
-  return STF_SUCCESS;
+  return d->stream_synchronize(d->library_stream());
 }
 
 extern "C" int stf_get_memtype(const void *ptr, stf_memtype *type) {

@@ -1,97 +1,24 @@
-// Public operation calls: argument checks, then begin/end through the ops layer.
+// Public operation calls: argument checks and set-up, then the ops layer.
 #include "core/error.h"
-#include "ops/exchange.h"
+#include "ops/operation.h"
+#include "sf/sf.h"
 
 namespace stf {
 namespace {
-
-struct OpArgs {
-  OpKind kind;
-  MPI_Datatype type;
-  MPI_Op op;
-  const void *src;
-  void *dst;
-  void *update;
-  int src_mem = -1, dst_mem = -1;  // stf_memtype, or -1: ask the device
-};
-
-// Where the data lives, and the device kernels when some of it is on the device.
-int resolve_memory(const OpArgs &a, stf_request r) {
-  STF_CHECK(active_device(&r->device));
-  r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : r->device->memtype(a.src);
-  r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : r->device->memtype(a.dst);
-  r->update_mem = a.update ? r->device->memtype(a.update) : STF_MEMTYPE_HOST;
-  r->dkernels = nullptr;
-  // Fetch-and-op on device data runs the host kernels on staged copies.
-  if (a.kind == OpKind::fetch_and_op) return STF_SUCCESS;
-  if (r->src_mem == STF_MEMTYPE_HOST && r->dst_mem == STF_MEMTYPE_HOST) return STF_SUCCESS;
-  return get_device_kernels(*r->device, *r->unit, a.op, &r->dkernels);
-}
-
-int begin_kind(stf_request r) {
-  switch (r->kind) {
-    case OpKind::bcast:
-    case OpKind::scatter: return one_way_begin(r, Direction::root_to_leaf);
-    case OpKind::reduce:
-    case OpKind::gather: return one_way_begin(r, Direction::leaf_to_root);
-    case OpKind::fetch_and_op: return fetch_begin(r);
-    case OpKind::degree: return STF_SUCCESS;
-  }
-  return set_error(STF_ERR_INTERNAL, "unknown operation kind");
-}
-
-int end_kind(stf_request r) {
-  switch (r->kind) {
-    case OpKind::bcast:
-    case OpKind::scatter: return one_way_end(r, Direction::root_to_leaf);
-    case OpKind::reduce:
-    case OpKind::gather: return one_way_end(r, Direction::leaf_to_root);
-    case OpKind::fetch_and_op: return fetch_end(r);
-    case OpKind::degree: return STF_SUCCESS;
-  }
-  return set_error(STF_ERR_INTERNAL, "unknown operation kind");
-}
 
 // owner is the SF the user called; sf moves the data (the multi-SF for gather/scatter).
 int begin(stf_sf owner, stf_sf sf, const OpArgs &a, stf_request *req) {
   if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
   *req = nullptr;
-  const Unit *unit = nullptr;
-  const Kernels *kernels = nullptr, *copy = nullptr;
-  STF_CHECK(resolve_unit(a.type, a.op, &unit, &kernels, &copy));
+  Resolved res;
+  STF_CHECK(resolve_unit(a, &res));
   STF_CHECK(ensure_setup(sf));
-  bool roots_written = a.kind == OpKind::reduce || a.kind == OpKind::gather || a.kind == OpKind::fetch_and_op;
-  const void *rootdata = roots_written ? a.dst : a.src;
-  const void *leafdata = roots_written ? a.src : a.dst;
-  STF_CHECK(check_data(sf, rootdata, leafdata, op_kind_name(a.kind)));
-  if (a.kind == OpKind::fetch_and_op && sf->nleaves > 0 && !a.update)
-    return set_error(STF_ERR_NULL, "fetch_and_op: leafupdate is NULL but this rank has %d leaves", sf->nleaves);
-  stf_request r = nullptr;
-  STF_CHECK(acquire_request(owner, sf, a.kind, unit->packed_bytes, &r));
-  r->unit = unit;
-  r->kernels = kernels;
-  r->copy = copy;
-  r->op = a.op;
-  r->src = a.src;
-  r->dst = a.dst;
-  r->update = a.update;
-  int rc = resolve_memory(a, r);
-  if (!rc) rc = begin_kind(r);
-  if (rc) {
-    release_request(r);
-    return rc;
-  }
-  *req = r;
-  return STF_SUCCESS;
+  return begin_operation(owner->engine, sf->engine, a, res, req);
 }
 
 int end(stf_sf owner, stf_request *req, OpKind kind) {
-  stf_request r = nullptr;
-  STF_CHECK(take_request(owner, req, kind, &r));
-  int rc = end_kind(r);
-  release_request(r);
-  *req = nullptr;
-  return rc;
+  STF_CHECK(check_sf(owner));
+  return end_operation(owner->engine, req, kind);
 }
 
 int blocking(stf_sf sf, const OpArgs &a) {

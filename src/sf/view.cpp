@@ -4,9 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "graph/sf.h"
-#include "plan/plan.h"
-#include "transport/transport.h"
+#include "sf/sf.h"
 
 namespace stf {
 namespace {

@@ -1,0 +1,132 @@
+#include "core/comm.h"
+
+#include <mutex>
+
+#include "core/error.h"
+
+namespace stf {
+namespace {
+
+// One private duplicate and what is known about it.
+struct Private {
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm user = MPI_COMM_NULL;  // whose attribute points here; NULL once that attribute is gone
+  int users = 0;                  // SFs holding a tag block
+  long long next_tag = 0;
+  long long tag_ub = 32767;  // the least MPI promises
+  bool full() const { return next_tag + kTagsPerSf - 1 > tag_ub; }
+};
+
+std::mutex mutex;  // the records and the attributes that point at them
+int user_keyval = MPI_KEYVAL_INVALID;  // on a user's communicator: its Private
+int self_keyval = MPI_KEYVAL_INVALID;  // on a duplicate: its own Private
+
+// The user freed its communicator (or MPI is finalising): the duplicate lives
+// on while SFs use it; comm_release frees it with the last one.
+int user_attribute_gone(MPI_Comm, int, void *value, void *) {
+  static_cast<Private *>(value)->user = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int keyvals() {
+  if (user_keyval == MPI_KEYVAL_INVALID)
+    STF_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, user_attribute_gone, &user_keyval, nullptr));
+  if (self_keyval == MPI_KEYVAL_INVALID)
+    STF_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &self_keyval, nullptr));
+  return STF_SUCCESS;
+}
+
+int attribute(MPI_Comm c, int keyval, Private **out) {
+  void *v = nullptr;
+  int flag = 0;
+  STF_MPI(MPI_Comm_get_attr(c, keyval, &v, &flag));
+  *out = flag ? static_cast<Private *>(v) : nullptr;
+  return STF_SUCCESS;
+}
+
+// A new duplicate of c. When c is a user's communicator (not one of ours),
+// c's attribute points at it from now on.
+int duplicate(MPI_Comm c, bool of_user, Private **out) {
+  Private *p = new Private;
+  int rc = MPI_Comm_dup(c, &p->dup);
+  if (rc != MPI_SUCCESS) {
+    delete p;
+    return mpi_error(rc, "MPI_Comm_dup");
+  }
+  MPI_Comm_set_errhandler(p->dup, MPI_ERRORS_RETURN);  // MPI failures become error codes
+  void *ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(p->dup, MPI_TAG_UB, &ub, &flag);
+  if (flag) p->tag_ub = *static_cast<int *>(ub);
+  MPI_Comm_set_attr(p->dup, self_keyval, p);
+  if (of_user) {
+    p->user = c;
+    MPI_Comm_set_attr(c, user_keyval, p);  // a previous, full one is told by user_attribute_gone
+  }
+  *out = p;
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+int comm_acquire(MPI_Comm user, Comm *out) {
+  int inter = 0;
+  STF_MPI(MPI_Comm_test_inter(user, &inter));
+  if (inter) return set_error(STF_ERR_ARG, "an SF needs an intracommunicator (got an intercommunicator)");
+  std::lock_guard<std::mutex> lock(mutex);
+  STF_CHECK(keyvals());
+  Private *p = nullptr;
+  STF_CHECK(attribute(user, self_keyval, &p));  // one of ours, passed on by an SF
+  bool on_user = p == nullptr;                  // user is a user's communicator
+  if (p && p->full() && p->user != MPI_COMM_NULL) {  // start over from the user's communicator
+    user = p->user;
+    on_user = true;
+  }
+  if (on_user) STF_CHECK(attribute(user, user_keyval, &p));
+  if (!p || p->full()) STF_CHECK(duplicate(user, on_user, &p));
+  out->comm = p->dup;
+  out->tag_base = static_cast<int>(p->next_tag);
+  p->next_tag += kTagsPerSf;
+  p->users++;
+  MPI_Comm_rank(p->dup, &out->rank);
+  MPI_Comm_size(p->dup, &out->size);
+  return STF_SUCCESS;
+}
+
+void comm_release(Comm *c) {
+  if (c->comm == MPI_COMM_NULL) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  std::lock_guard<std::mutex> lock(mutex);
+  Private *p = nullptr;
+  if (!finalized && attribute(c->comm, self_keyval, &p) == STF_SUCCESS && p && --p->users == 0) {
+    if (p->user != MPI_COMM_NULL) {
+      Private *current = nullptr;
+      attribute(p->user, user_keyval, &current);
+      if (current == p) MPI_Comm_delete_attr(p->user, user_keyval);
+    }
+    MPI_Comm_free(&p->dup);
+    delete p;
+  }
+  c->comm = MPI_COMM_NULL;
+}
+
+namespace detail {
+
+int attribute_keyval(int (*del)(MPI_Comm, int, void *, void *), int *keyval) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (*keyval == MPI_KEYVAL_INVALID) STF_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, keyval, nullptr));
+  return STF_SUCCESS;
+}
+
+int get_or_put(MPI_Comm c, int keyval, void *(*make)(), void **out) {
+  int flag = 0;
+  STF_MPI(MPI_Comm_get_attr(c, keyval, out, &flag));
+  if (flag) return STF_SUCCESS;
+  *out = make();
+  STF_MPI(MPI_Comm_set_attr(c, keyval, *out));
+  return STF_SUCCESS;
+}
+
+}  // namespace detail
+}  // namespace stf

@@ -1,0 +1,55 @@
+// What the operations of one SF share at run time: the plan and transport
+// they move data with, the pool of request slots, counters, and the device
+// copies of the plan's index lists. The SF layer owns one per SF and points
+// it at the SF's plan and transport at set-up.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "core/comm.h"
+#include "core/options.h"
+#include "device/device_indices.h"
+#include "graph/graph.h"
+#include "plan/plan.h"
+#include "transport/transport.h"
+
+namespace stf {
+
+// Stream model C posts sends from end. Messages are matched in the order
+// sends are posted, and the neighbor and collective transports need their
+// collectives started in the same order on every rank across all SFs that
+// share a communicator, so the requests whose sends are deferred wait in
+// one queue per communicator, in begin order (see exchange.h).
+using DeferredSends = std::deque<stf_request>;
+
+struct Engine {
+  // Set by the SF layer: always comm, graph and opts; plan and transport
+  // while set up.
+  const Comm *comm = nullptr;
+  const Graph *graph = nullptr;
+  const Options *opts = nullptr;
+  const Plan *plan = nullptr;
+  Transport *transport = nullptr;
+  DeferredSends *deferred = nullptr;  // the communicator's queue (cached on it)
+
+  std::vector<stf_request> pool;      // request slots, reused (request.h)
+  int pending = 0;                    // requests begun and not ended
+  unsigned long long fetch_sequence = 0;  // numbers fetch-and-ops in begin order
+  stf_stats stats{};                  // counted by the operations
+
+  // For device data: the plan's index lists copied to the device, and whether
+  // all messages of a side together name a slot twice (-1: not known yet;
+  // [0] root side, [1] leaf side).
+  DeviceIndexCache device_indices;
+  signed char device_dups[2] = {-1, -1};
+};
+
+// Point e at a new plan and transport (both may be null: not set up).
+// Request slots and device copies of the old plan are freed (no request may
+// be in flight).
+void engine_set_plan(Engine *e, const Plan *plan, Transport *transport);
+// The deferred-sends queue of communicator c.
+int deferred_sends_of(MPI_Comm c, DeferredSends **out);
+
+}  // namespace stf

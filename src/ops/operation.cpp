@@ -1,0 +1,107 @@
+#include "ops/operation.h"
+
+#include "core/error.h"
+#include "device/device_kernels.h"
+#include "ops/device_space.h"
+#include "ops/exchange.h"
+
+namespace stf {
+namespace {
+
+// NULL data is an error only where this rank has roots (leaves) to touch.
+int check_data(const Graph &g, const OpArgs &a) {
+  const char *what = op_kind_name(a.kind);
+  const bool roots_written = a.kind == OpKind::reduce || a.kind == OpKind::gather || a.kind == OpKind::fetch_and_op;
+  const void *rootdata = roots_written ? a.dst : a.src;
+  const void *leafdata = roots_written ? a.src : a.dst;
+  if (g.nroots > 0 && !rootdata)
+    return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", what, g.nroots);
+  if (g.nleaves > 0 && !leafdata)
+    return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", what, g.nleaves);
+  if (a.kind == OpKind::fetch_and_op && g.nleaves > 0 && !a.update)
+    return set_error(STF_ERR_NULL, "fetch_and_op: leafupdate is NULL but this rank has %d leaves", g.nleaves);
+  return STF_SUCCESS;
+}
+
+// Where the data lives; for data on a device, the slot's device part and
+// the device kernels (fetch-and-op runs the host kernels on staged copies).
+int resolve_memory(const OpArgs &a, stf_request r) {
+  Device *dev = nullptr;
+  STF_CHECK(active_device(&dev));
+  r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : dev->memtype(a.src);
+  r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : dev->memtype(a.dst);
+  r->update_mem = a.update ? dev->memtype(a.update) : STF_MEMTYPE_HOST;
+  r->on_device =
+      r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE || r->update_mem == STF_MEMTYPE_DEVICE;
+  if (!r->on_device) return STF_SUCCESS;
+  if (!r->device) r->device = std::make_unique<DeviceState>();
+  r->device->dev = dev;
+  r->device->kernels = nullptr;
+  if (a.kind == OpKind::fetch_and_op) return STF_SUCCESS;
+  return get_device_kernels(*dev, *r->unit, a.op, &r->device->kernels);
+}
+
+int begin_kind(stf_request r) {
+  switch (r->kind) {
+    case OpKind::bcast:
+    case OpKind::scatter: return one_way_begin(r, Direction::root_to_leaf);
+    case OpKind::reduce:
+    case OpKind::gather: return one_way_begin(r, Direction::leaf_to_root);
+    case OpKind::fetch_and_op: return fetch_begin(r);
+    case OpKind::degree: return STF_SUCCESS;
+  }
+  return set_error(STF_ERR_INTERNAL, "unknown operation kind");
+}
+
+int end_kind(stf_request r) {
+  switch (r->kind) {
+    case OpKind::bcast:
+    case OpKind::scatter: return one_way_end(r, Direction::root_to_leaf);
+    case OpKind::reduce:
+    case OpKind::gather: return one_way_end(r, Direction::leaf_to_root);
+    case OpKind::fetch_and_op: return fetch_end(r);
+    case OpKind::degree: return STF_SUCCESS;
+  }
+  return set_error(STF_ERR_INTERNAL, "unknown operation kind");
+}
+
+}  // namespace
+
+int resolve_unit(const OpArgs &a, Resolved *out) {
+  STF_CHECK(decode_unit(a.type, &out->unit));
+  STF_CHECK(get_kernels(*out->unit, a.op, &out->kernels));
+  return get_kernels(*out->unit, MPI_REPLACE, &out->copy);
+}
+
+int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
+  *req = nullptr;
+  STF_CHECK(check_data(*mover.graph, a));
+  stf_request r = nullptr;
+  STF_CHECK(acquire_request(owner, mover, a.kind, res.unit->packed_bytes, &r));
+  r->unit = res.unit;
+  r->kernels = res.kernels;
+  r->copy = res.copy;
+  r->op = a.op;
+  r->src = a.src;
+  r->dst = a.dst;
+  r->update = a.update;
+  int rc = resolve_memory(a, r);
+  if (!rc) rc = begin_kind(r);
+  if (rc) {
+    release_request(r);
+    return rc;
+  }
+  *req = r;
+  return STF_SUCCESS;
+}
+
+int end_operation(Engine &owner, stf_request *req, OpKind kind) {
+  stf_request r = nullptr;
+  STF_CHECK(take_request(owner, req, kind, &r));
+  int rc = end_kind(r);
+  release_request(r);
+  *req = nullptr;
+  return rc;
+}
+
+}  // namespace stf

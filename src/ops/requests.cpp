@@ -1,0 +1,80 @@
+// Request slots: a pool per SF, reused so that buffers and persistent
+// requests survive between operations.
+#include <new>
+
+#include "core/error.h"
+#include "ops/device_space.h"
+#include "ops/request.h"
+
+stf_request_s::stf_request_s() = default;
+stf_request_s::~stf_request_s() = default;
+
+namespace stf {
+
+const char *op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::bcast: return "bcast";
+    case OpKind::reduce: return "reduce";
+    case OpKind::fetch_and_op: return "fetch_and_op";
+    case OpKind::degree: return "compute_degree";
+    case OpKind::gather: return "gather";
+    case OpKind::scatter: return "scatter";
+  }
+  return "?";
+}
+
+void free_requests(Engine &e) {
+  for (stf_request r : e.pool) delete r;
+  e.pool.clear();
+}
+
+void engine_set_plan(Engine *e, const Plan *plan, Transport *transport) {
+  free_requests(*e);
+  e->device_indices.clear();  // a failure leaves nothing to free
+  e->device_dups[0] = e->device_dups[1] = -1;
+  e->plan = plan;
+  e->transport = transport;
+}
+
+int deferred_sends_of(MPI_Comm c, DeferredSends **out) { return cached_on(c, out); }
+
+int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out) {
+  stf_request pick = nullptr;
+  // Prefer a slot last used with the same unit size: its cached requests fit.
+  for (stf_request r : mover.pool)
+    if (!r->busy && (!pick || (r->last_bytes == unit_bytes && pick->last_bytes != unit_bytes))) pick = r;
+  if (!pick) {
+    pick = new (std::nothrow) stf_request_s;
+    if (!pick) return set_error(STF_ERR_MEMORY, "cannot allocate a request");
+    mover.pool.push_back(pick);
+  }
+  pick->busy = true;
+  pick->owner = &owner;
+  pick->mover = &mover;
+  pick->kind = kind;
+  pick->last_bytes = unit_bytes;
+  owner.pending++;
+  *out = pick;
+  return STF_SUCCESS;
+}
+
+void release_request(stf_request r) {
+  r->busy = false;
+  r->owner->pending--;
+}
+
+int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out) {
+  if (!req) return set_error(STF_ERR_NULL, "request pointer is NULL");
+  stf_request r = *req;
+  if (!r) return set_error(STF_ERR_REQUEST, "%s_end without a matching begin (request is NULL)", op_kind_name(kind));
+  if (!r->busy || r->owner != &owner)
+    return set_error(STF_ERR_REQUEST, "%s_end: the request does not belong to this SF or has already ended",
+                     op_kind_name(kind));
+  if (r->kind != kind)
+    return set_error(STF_ERR_REQUEST, "%s_end called on a request begun by %s_begin", op_kind_name(kind),
+                     op_kind_name(r->kind));
+  *out = r;
+  return STF_SUCCESS;
+}
+
+}  // namespace stf

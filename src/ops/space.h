@@ -1,0 +1,32 @@
+// What differs between memory spaces in an exchange: how one side's data
+// reaches MPI and comes back from it. Host memory (host_space.cpp) packs
+// and unpacks with the serial host kernels, message by message; device
+// memory (device_space.cpp) launches one kernel over all messages and may
+// stage through pinned host buffers. The exchange (exchange.cpp) runs the
+// same steps for every memory and asks each side's space for these.
+#pragma once
+
+#include "ops/flow.h"
+
+namespace stf {
+
+class Space {
+ public:
+  virtual ~Space() = default;
+  // Receiving side: the buffer for every received message that does not land
+  // in user memory (f.to's units), and whether user memory may take messages.
+  virtual int recv_buffer(stf_request r, const Flow &f, char **base) const = 0;
+  virtual bool user_memory_may_receive(stf_request r) const = 0;
+  // Sending side: r->send_ptrs, one per peer: user memory where the slots
+  // are contiguous (and the space allows), else packed. *enqueued: device
+  // work was queued that the sends must wait for.
+  virtual int prepare_send(stf_request r, const Flow &f, bool *enqueued) const = 0;
+  // Receiving side, in end: what did not land in user memory.
+  virtual int unpack(stf_request r, const Flow &f) const = 0;
+};
+
+const Space &host_space();
+const Space &device_space();
+inline const Space &space_of(stf_memtype m) { return m == STF_MEMTYPE_DEVICE ? device_space() : host_space(); }
+
+}  // namespace stf

@@ -1,0 +1,18 @@
+// Two-sided discovery: each rank knows whose roots its leaves point to; find
+// out which ranks point to my roots and which root offsets they want.
+#pragma once
+
+#include "core/comm.h"
+#include "core/options.h"
+#include "plan/messages.h"
+
+namespace stf {
+
+// Collective. `wanted` lists, per root-owning rank (never this rank), the
+// root offsets this rank's leaves point to. Returns, per leaf-owning rank,
+// the offsets it asked for, in the order it listed them. Messages carry the
+// SF's discovery tag: other SFs on the communicator may be discovering too.
+// NBX keeps memory O(neighbours); allreduce needs O(communicator size).
+int discover(const Comm &comm, TwoSided algo, const Messages &wanted, Messages *asked);
+
+}  // namespace stf

@@ -1,0 +1,35 @@
+// The options of every layer in one list: stf_set_options, per-SF option
+// strings, STF_* variables and the help text all read it. Transports and
+// devices bring theirs from their registries.
+#include "core/error.h"
+#include "device/registry.h"
+#include "sf/sf.h"
+#include "transport/registry.h"
+
+namespace stf {
+
+const OptionSpecs &all_option_specs() {
+  static const OptionSpecs specs = [] {
+    OptionSpecs s = {&transport_option()};
+    for (const TransportKind &k : transport_kinds())
+      for (const OptionSpec *o : k.options) s.push_back(o);
+    for (const OptionSpec *o : base_option_specs()) s.push_back(o);
+    s.push_back(&device_option());
+    return s;
+  }();
+  return specs;
+}
+
+}  // namespace stf
+
+extern "C" int stf_set_options(const char *options) {
+  stf::Options probe;
+  STF_CHECK(stf::parse_options(stf::all_option_specs(), options, &probe));  // reject bad strings before keeping them
+  stf::append_global_options(options);
+  return STF_SUCCESS;
+}
+
+extern "C" const char *stf_options_help(void) {
+  static const std::string text = stf::options_help(stf::all_option_specs());
+  return text.c_str();
+}

@@ -1,0 +1,181 @@
+// Public calls on the SF object: create, destroy, options and type, graph,
+// reset, duplicate.
+#include <new>
+
+#include "core/error.h"
+#include "ops/request.h"
+#include "sf/sf.h"
+#include "transport/registry.h"
+
+namespace stf {
+
+int check_sf(stf_sf sf) {
+  if (!sf) return set_error(STF_ERR_NULL, "the SF handle is NULL");
+  return STF_SUCCESS;
+}
+
+int check_graph(stf_sf sf) {
+  STF_CHECK(check_sf(sf));
+  if (!sf->has_graph) return set_error(STF_ERR_STATE, "no graph set on this SF (call stf_set_graph first)");
+  return STF_SUCCESS;
+}
+
+namespace {
+
+bool valid_mode(stf_copy_mode m) {
+  return m == STF_COPY_VALUES || m == STF_OWN_POINTER || m == STF_USE_POINTER;
+}
+
+// Drop graph, plan and everything derived from them.
+void clear(stf_sf sf) {
+  if (sf->multi) stf_destroy(&sf->multi);
+  engine_set_plan(&sf->engine, nullptr, nullptr);
+  sf->transport.reset();
+  sf->plan.reset();
+  sf->degree.clear();
+  sf->degree_known = false;
+  clear_graph(sf);
+}
+
+int check_idle(stf_sf sf, const char *what) {
+  if (sf->engine.pending)
+    return set_error(STF_ERR_STATE, "%s: %d operation(s) still in flight on this SF; end them first", what,
+                     sf->engine.pending);
+  return STF_SUCCESS;
+}
+
+}  // namespace
+}  // namespace stf
+
+using namespace stf;
+
+extern "C" int stf_create(MPI_Comm comm, stf_sf *out) {
+  if (!out) return set_error(STF_ERR_NULL, "output pointer for the SF is NULL");
+  *out = nullptr;
+  if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "communicator is MPI_COMM_NULL");
+  Options opts;
+  STF_CHECK(default_options(all_option_specs(), &opts));
+  stf_sf sf = new (std::nothrow) stf_sf_s;
+  if (!sf) return set_error(STF_ERR_MEMORY, "cannot allocate an SF");
+  sf->opts = opts;
+  int rc = comm_acquire(comm, sf);
+  if (!rc) rc = deferred_sends_of(sf->comm, &sf->engine.deferred);
+  if (rc) {
+    comm_release(sf);
+    delete sf;
+    return rc;
+  }
+  sf->engine.comm = sf;
+  sf->engine.graph = sf;
+  sf->engine.opts = &sf->opts;
+  *out = sf;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_destroy(stf_sf *psf) {
+  if (!psf) return set_error(STF_ERR_NULL, "pointer to the SF handle is NULL");
+  if (!*psf) return STF_SUCCESS;
+  stf_sf sf = *psf;
+  STF_CHECK(check_idle(sf, "stf_destroy"));
+  clear(sf);
+  comm_release(sf);
+  delete sf;
+  *psf = nullptr;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_set_sf_options(stf_sf sf, const char *options) {
+  STF_CHECK(check_sf(sf));
+  if (sf->plan) return set_error(STF_ERR_STATE, "options must be set before stf_setup (or after stf_reset)");
+  return parse_options(all_option_specs(), options, &sf->opts);
+}
+
+extern "C" int stf_set_type(stf_sf sf, const char *type) {
+  STF_CHECK(check_sf(sf));
+  if (sf->plan) return set_error(STF_ERR_STATE, "the transport must be set before stf_setup (or after stf_reset)");
+  if (!type) return set_error(STF_ERR_NULL, "transport type is NULL");
+  return transport_option().apply(type, &sf->opts);
+}
+
+extern "C" int stf_get_type(stf_sf sf, const char **type) {
+  STF_CHECK(check_sf(sf));
+  if (!type) return set_error(STF_ERR_NULL, "output pointer for the type is NULL");
+  *type = sf->opts.type.c_str();
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_set_stream_model(stf_sf sf, stf_stream_model model) {
+  STF_CHECK(check_sf(sf));
+  if (model != STF_STREAM_MODEL_A && model != STF_STREAM_MODEL_B && model != STF_STREAM_MODEL_C)
+    return set_error(STF_ERR_ARG, "stream model %d unknown (STF_STREAM_MODEL_A, _B or _C)", (int)model);
+  STF_CHECK(check_idle(sf, "stf_set_stream_model"));
+  sf->opts.stream_model = model;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_get_stream_model(stf_sf sf, stf_stream_model *model) {
+  STF_CHECK(check_sf(sf));
+  if (!model) return set_error(STF_ERR_NULL, "output pointer for the stream model is NULL");
+  *model = sf->opts.stream_model;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
+                             stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode) {
+  STF_CHECK(check_sf(sf));
+  STF_CHECK(check_idle(sf, "stf_set_graph"));
+  if (!valid_mode(local_mode) || !valid_mode(remote_mode))
+    return set_error(STF_ERR_ARG, "copy mode must be STF_COPY_VALUES, STF_OWN_POINTER or STF_USE_POINTER");
+  STF_CHECK(validate_graph(sf->size, nroots, nleaves, ilocal, iremote));
+  clear(sf);
+  return set_graph(sf, nroots, nleaves, ilocal, local_mode, iremote, remote_mode);
+}
+
+extern "C" int stf_get_graph(stf_sf sf, stf_int *nroots, stf_int *nleaves, const stf_int **ilocal,
+                             const stf_node **iremote) {
+  STF_CHECK(check_graph(sf));
+  if (nroots) *nroots = sf->nroots;
+  if (nleaves) *nleaves = sf->nleaves;
+  if (ilocal) *ilocal = sf->ilocal;
+  if (iremote) *iremote = sf->iremote;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_get_comm(stf_sf sf, MPI_Comm *comm) {
+  STF_CHECK(check_sf(sf));
+  if (!comm) return set_error(STF_ERR_NULL, "output communicator pointer is NULL");
+  *comm = sf->comm;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf) {
+  STF_CHECK(check_graph(sf));
+  if (minleaf) *minleaf = sf->minleaf;
+  if (maxleaf) *maxleaf = sf->maxleaf;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_reset(stf_sf sf) {
+  STF_CHECK(check_sf(sf));
+  STF_CHECK(check_idle(sf, "stf_reset"));
+  clear(sf);
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_duplicate(stf_sf sf, stf_duplicate_mode mode, stf_sf *newsf) {
+  STF_CHECK(check_sf(sf));
+  if (!newsf) return set_error(STF_ERR_NULL, "output pointer for the new SF is NULL");
+  if (mode != STF_DUPLICATE_CONFIG && mode != STF_DUPLICATE_GRAPH)
+    return set_error(STF_ERR_ARG, "unknown duplicate mode %d", static_cast<int>(mode));
+  STF_CHECK(stf_create(sf->comm, newsf));
+  (*newsf)->opts = sf->opts;
+  if (mode == STF_DUPLICATE_GRAPH && sf->has_graph) {
+    int rc = stf_set_graph(*newsf, sf->nroots, sf->nleaves, sf->ilocal, STF_COPY_VALUES, sf->iremote,
+                           STF_COPY_VALUES);
+    if (rc) {
+      stf_destroy(newsf);
+      return rc;
+    }
+  }
+  return STF_SUCCESS;
+}

@@ -1,0 +1,40 @@
+// The SF object: its communicator and tags, options, the graph as given, and
+// what set-up derives from it: the plan, the transport, the operations'
+// run-time state, degrees and the multi-SF. It inherits Comm and Graph so
+// that sf->comm, sf->rank, sf->nroots, sf->leaf_at(i) read as before.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/comm.h"
+#include "core/options.h"
+#include "graph/graph.h"
+#include "ops/engine.h"
+#include "plan/plan.h"
+#include "transport/transport.h"
+
+struct stf_sf_s : stf::Comm, stf::Graph {
+  stf::Options opts;
+  std::unique_ptr<stf::Plan> plan;  // built by stf_setup
+  std::unique_ptr<stf::Transport> transport;
+  stf::Engine engine;               // requests, counters, device index copies
+  std::vector<stf_int> degree;      // valid once degree_known
+  bool degree_known = false;
+  stf_sf multi = nullptr;  // multi-SF, built on demand
+
+  const stf::Graph &graph() const { return *this; }
+};
+
+namespace stf {
+// STF_ERR_NULL unless sf is non-NULL; STF_ERR_STATE without a graph.
+int check_sf(stf_sf sf);
+int check_graph(stf_sf sf);
+// Build plan and transport if not done yet. Collective.
+int ensure_setup(stf_sf sf);
+// Give sf a plan made elsewhere (patterns, sub-SFs) and create its
+// transport. Collective.
+int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
+// Every option the library has, for the parser and the help (options.cpp).
+const OptionSpecs &all_option_specs();
+}  // namespace stf

@@ -1,0 +1,79 @@
+#include "transport/registry.h"
+
+#include <string>
+
+#include "core/error.h"
+
+namespace stf {
+namespace {
+
+const char *const collective_help =
+    "one nonblocking collective on the user's arrays for SFs with that pattern, recognised at set-up (other SFs "
+    "and operations: basic)";
+
+const TransportKind *find_kind(const std::string &name) {
+  for (const TransportKind &k : transport_kinds())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+std::string kind_names(const char *separator) {
+  std::string s;
+  for (const TransportKind &k : transport_kinds()) s += (s.empty() ? "" : separator) + std::string(k.name);
+  return s;
+}
+
+}  // namespace
+
+const std::vector<TransportKind> &transport_kinds() {
+  static const std::vector<TransportKind> kinds = {
+      {"basic", "persistent point-to-point, one message per peer and direction", {}, make_basic_transport, {}},
+      {"neighbor", "MPI-3 neighbourhood collectives on distributed-graph communicators",
+       {true, false}, make_neighbor_transport, {}},
+      {"window", "MPI-3 one-sided puts into windows (see -stf_window_sync)", {true, false}, make_window_transport,
+       {&window_sync_option}},
+      {"collective", "the collective that fits (allgather, alltoall, gather), else basic", {false, false},
+       make_collective_transport, {}},
+      {"allgatherv", collective_help, {false, false}, make_collective_transport, {}},
+      {"allgather", collective_help, {false, false}, make_collective_transport, {}},
+      {"gatherv", collective_help, {false, false}, make_collective_transport, {}},
+      {"gather", collective_help, {false, false}, make_collective_transport, {}},
+      {"alltoall", collective_help, {false, false}, make_collective_transport, {}},
+  };
+  return kinds;
+}
+
+const OptionSpec &transport_option() {
+  static const std::string values = kind_names("|");
+  static const std::string help = [] {
+    std::string h = "transport that moves messages:";
+    for (const TransportKind &k : transport_kinds()) h += std::string(" ") + k.name + " = " + k.help + ";";
+    return h + " (default basic)";
+  }();
+  static const OptionSpec spec = {"stf_type", "STF_TYPE", values.c_str(), help.c_str(), "basic",
+                                  [](const std::string &v, Options *o) {
+                                    if (!find_kind(v))
+                                      return set_error(STF_ERR_OPTION, "-stf_type '%s' unknown (available: %s)",
+                                                       v.c_str(), kind_names(", ").c_str());
+                                    o->type = v;
+                                    return static_cast<int>(STF_SUCCESS);
+                                  }};
+  return spec;
+}
+
+int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
+  const TransportKind *kind = find_kind(ctx.opts.type);
+  if (!kind) return set_error(STF_ERR_OPTION, "transport '%s' is not available", ctx.opts.type.c_str());
+  std::unique_ptr<Transport> t;
+  STF_CHECK(kind->create(ctx, &t));
+  if (kind->can.messages && kind->can.legs_from_end) {
+    *out = std::move(t);
+    return STF_SUCCESS;
+  }
+  std::unique_ptr<Transport> basic;
+  STF_CHECK(make_basic_transport(ctx, &basic));
+  *out = with_fallback(std::move(t), kind->can, std::move(basic));
+  return STF_SUCCESS;
+}
+
+}  // namespace stf

@@ -1,0 +1,48 @@
+// The transports: one row each. Options (-stf_type and each transport's own
+// options), the options help, stf_set_type, stf_view and creation all read
+// this table, so a new transport is its own file plus one row here.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace stf {
+
+// What a transport can move itself; the rest goes through basic
+// (fallback.cpp), and its describe() says which.
+struct Abilities {
+  bool messages = true;        // the ops layer's packed messages (false: whole operations only)
+  bool legs_from_end = true;   // legs posted from end in any order (fetch-and-op returns)
+};
+
+struct TransportKind {
+  const char *name;
+  const char *help;  // one line for the options help
+  Abilities can;
+  // Collective over the SF's communicator (a transport may create
+  // communicators or windows at set-up).
+  int (*create)(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+  std::vector<const OptionSpec *> options;  // options of its own (kept in Options::extra)
+};
+
+const std::vector<TransportKind> &transport_kinds();
+// -stf_type, whose values are the table's names.
+const OptionSpec &transport_option();
+// The transport named by ctx.opts.type, wrapped with the basic fallback for
+// what it cannot do. Collective.
+int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+
+// One per file.
+int make_basic_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+int make_neighbor_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+int make_window_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+// fallback.cpp: primary for what can says, basic for the rest.
+std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abilities can,
+                                         std::unique_ptr<Transport> basic);
+// window.cpp: -stf_window_sync.
+extern const OptionSpec window_sync_option;
+
+}  // namespace stf
