@@ -37,22 +37,22 @@ template <class Launch, class T, template <class> class Op>
 struct Launchers {
   static stf_int per_unit(const Unit &u) { return static_cast<stf_int>(u.extent / sizeof(T)); }
   static int pack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *data, void *buf) {
-    return Launch::run(d, s, idx.n,
-                PackFn<T, 0, AnyPattern>{AnyPattern(idx), static_cast<const T *>(data), static_cast<T *>(buf),
-                                         Block<0>(per_unit(u))});
+    using F = PackFn<T, 0, AnyPattern>;
+    const F f{AnyPattern(idx), static_cast<const T *>(data), static_cast<T *>(buf), Block<0>(per_unit(u))};
+    return Launch::run(d, s, idx.n, f);
   }
   template <bool A>
   static int unpack_as(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data) {
-    return Launch::run(d, s, idx.n,
-                UnpackFn<T, Op<T>, 0, AnyPattern, A>{AnyPattern(idx), static_cast<const T *>(buf),
-                                                     static_cast<T *>(data), Block<0>(per_unit(u))});
+    using F = UnpackFn<T, Op<T>, 0, AnyPattern, A>;
+    const F f{AnyPattern(idx), static_cast<const T *>(buf), static_cast<T *>(data), Block<0>(per_unit(u))};
+    return Launch::run(d, s, idx.n, f);
   }
   // Whole units must win, not single elements (see InOrderFn).
   static bool in_order(const Unit &u, bool atomic) {
     return std::is_same_v<Op<T>, OpReplace<T>> && atomic && per_unit(u) > 1 && device_atomics_allowed();
   }
   static int unpack(Device &d, Stream s, const Unit &u, const IndexList &idx, const void *buf, void *data,
-                     bool atomic) {
+                    bool atomic) {
     if (in_order(u, atomic)) {
       using F = UnpackFn<T, Op<T>, 0, AnyPattern, false>;
       const F f{AnyPattern(idx), static_cast<const T *>(buf), static_cast<T *>(data), Block<0>(per_unit(u))};
@@ -63,14 +63,14 @@ struct Launchers {
   }
   template <bool A>
   static int scatter_as(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
-                         const IndexList &di, void *dst) {
-    return Launch::run(d, s, di.n,
-                ScatterFn<T, Op<T>, 0, AnyPattern, AnyPattern, A>{AnyPattern(si), AnyPattern(di),
-                                                                  static_cast<const T *>(src),
-                                                                  static_cast<T *>(dst), Block<0>(per_unit(u))});
+                        const IndexList &di, void *dst) {
+    using F = ScatterFn<T, Op<T>, 0, AnyPattern, AnyPattern, A>;
+    const F f{AnyPattern(si), AnyPattern(di), static_cast<const T *>(src), static_cast<T *>(dst),
+              Block<0>(per_unit(u))};
+    return Launch::run(d, s, di.n, f);
   }
   static int scatter(Device &d, Stream s, const Unit &u, const IndexList &si, const void *src,
-                      const IndexList &di, void *dst, bool atomic) {
+                     const IndexList &di, void *dst, bool atomic) {
     if (in_order(u, atomic)) {
       using F = ScatterFn<T, Op<T>, 0, AnyPattern, AnyPattern, false>;
       const F f{AnyPattern(si), AnyPattern(di), static_cast<const T *>(src), static_cast<T *>(dst),

@@ -31,7 +31,8 @@ std::string kind_names(const char *separator) {
 
 int make_device(const std::string &name, std::unique_ptr<Device> *out) {
   const DeviceKind *k = find_kind(name);
-  if (!k) return set_error(STF_ERR_OPTION, "device '%s' unknown (available: %s)", name.c_str(), kind_names(", ").c_str());
+  if (!k)
+    return set_error(STF_ERR_OPTION, "device '%s' unknown (available: %s)", name.c_str(), kind_names(", ").c_str());
   return k->create(out);
 }
 

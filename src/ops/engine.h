@@ -7,7 +7,6 @@
 #include <deque>
 #include <vector>
 
-#include "core/comm.h"
 #include "core/options.h"
 #include "device/device_indices.h"
 #include "graph/graph.h"
@@ -24,9 +23,8 @@ namespace stf {
 using DeferredSends = std::deque<stf_request>;
 
 struct Engine {
-  // Set by the SF layer: always comm, graph and opts; plan and transport
-  // while set up.
-  const Comm *comm = nullptr;
+  // Set by the SF layer: always graph, opts and deferred; plan and
+  // transport while set up.
   const Graph *graph = nullptr;
   const Options *opts = nullptr;
   const Plan *plan = nullptr;

@@ -23,7 +23,7 @@ void aim_receives(stf_request r, const Messages &m, const std::vector<IndexList>
   for (int k = 0; k < m.count(); k++) {
     const bool in_place = in_place_allowed && direct_ok(u, lists[k]) && (!direct || direct[k]);
     r->recv_direct[k] = in_place;
-    r->recv_ptrs[k] = in_place ? at(user, lists[k].start, u.extent) : base + static_cast<std::size_t>(m.offset[k]) * u.packed_bytes;
+    r->recv_ptrs[k] = in_place ? at(user, lists[k].start, u.extent) : at(base, m.offset[k], u.packed_bytes);
   }
 }
 

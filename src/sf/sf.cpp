@@ -65,7 +65,6 @@ extern "C" int stf_create(MPI_Comm comm, stf_sf *out) {
     delete sf;
     return rc;
   }
-  sf->engine.comm = sf;
   sf->engine.graph = sf;
   sf->engine.opts = &sf->opts;
   *out = sf;

@@ -19,12 +19,14 @@ class WithFallback final : public Transport {
   int post_recv(Channel &c, Direction d, Leg leg, std::size_t ub, void *const *recv) override {
     State &s = c.get<State>();
     s.recv_basic = to_basic(leg);
-    return s.recv_basic ? basic_->post_recv(s.basic, d, leg, ub, recv) : primary_->post_recv(s.primary, d, leg, ub, recv);
+    return s.recv_basic ? basic_->post_recv(s.basic, d, leg, ub, recv)
+                        : primary_->post_recv(s.primary, d, leg, ub, recv);
   }
   int post_send(Channel &c, Direction d, Leg leg, std::size_t ub, const void *const *send) override {
     State &s = c.get<State>();
     s.send_basic = to_basic(leg);
-    return s.send_basic ? basic_->post_send(s.basic, d, leg, ub, send) : primary_->post_send(s.primary, d, leg, ub, send);
+    return s.send_basic ? basic_->post_send(s.basic, d, leg, ub, send)
+                        : primary_->post_send(s.primary, d, leg, ub, send);
   }
   int wait_recv(Channel &c) override {
     State &s = c.get<State>();
