@@ -1,6 +1,7 @@
 // The device registry, the process-wide active device and the public device calls.
 #include "device/registry.h"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -11,8 +12,12 @@
 namespace stf {
 namespace {
 
-std::mutex device_mutex;
+std::mutex device_mutex;  // changes of the active device
 std::unique_ptr<Device> current;
+// current.get(), read without the lock by every operation; devices are
+// never freed while the process runs (retired below), so a reader that
+// sees the previous one still holds a valid device.
+std::atomic<Device *> active{nullptr};
 // Devices replaced by stf_device_select stay alive until exit: request slots
 // may still hold their events (and free their buffers into them).
 std::vector<std::unique_ptr<Device>> retired;
@@ -78,8 +83,13 @@ const OptionSpec &device_option() {
 }
 
 int active_device(Device **dev) {
+  *dev = active.load(std::memory_order_acquire);
+  if (*dev) return STF_SUCCESS;
   std::lock_guard<std::mutex> l(device_mutex);
-  if (!current) STF_CHECK(make_device(process_setting(device_option()), &current));
+  if (!current) {
+    STF_CHECK(make_device(process_setting(device_option()), &current));
+    active.store(current.get(), std::memory_order_release);
+  }
   *dev = current.get();
   return STF_SUCCESS;
 }
@@ -117,6 +127,7 @@ extern "C" int stf_device_select(const char *name) {
     stf::retired.push_back(std::move(stf::current));
   }
   stf::current = std::move(next);
+  stf::active.store(stf::current.get(), std::memory_order_release);
   return STF_SUCCESS;
 }
 

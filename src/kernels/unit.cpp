@@ -211,10 +211,17 @@ int decode_derived(const Registry &reg, MPI_Datatype type, Unit *unit) {
 int decode_unit(MPI_Datatype type, const Unit **unit) {
   if (!unit) return set_error(STF_ERR_NULL, "decode_unit: unit is NULL");
   if (type == MPI_DATATYPE_NULL) return set_error(STF_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+  // Operations pass the same builtin type again and again; builtin handles
+  // are never freed, so the last one found stays right.
+  thread_local const Unit *last_builtin = nullptr;
+  if (last_builtin && last_builtin->type == type) {
+    *unit = last_builtin;
+    return STF_SUCCESS;
+  }
   Registry &reg = registry();
   auto it = reg.builtin.find(type);
   if (it != reg.builtin.end()) {
-    *unit = &it->second;
+    *unit = last_builtin = &it->second;
     return STF_SUCCESS;
   }
 

@@ -236,12 +236,11 @@ class DeviceSpace final : public Space {
   }
 };
 
+const DeviceSpace space;
+
 }  // namespace
 
-const Space &device_space() {
-  static const DeviceSpace space;
-  return space;
-}
+const Space &device_space = space;
 
 int device_begin_work(stf_request r, bool staged) {
   DeviceState &d = *r->device;
@@ -279,14 +278,14 @@ void device_queue_deferred_sends(stf_request r, Direction d) {
   r->mover->deferred->push_back(r);
 }
 
-int post_deferred_sends(DeferredSends &queue, stf_request upto) {
+int post_queued_sends(DeferredSends &queue, stf_request upto) {
   if (upto && !(upto->on_device && upto->device->send_deferred)) return STF_SUCCESS;
   while (!queue.empty()) {
     stf_request q = queue.front();
     queue.pop_front();
     q->device->send_deferred = false;
     if (q->device->send_waits_event) STF_CHECK(event_sync(q, q->device->ready_event));
-    STF_CHECK(post_sends(q, q->device->send_dir));
+    STF_CHECK(post_sends(q, flow(q, q->device->send_dir)));
     if (q == upto) break;
   }
   return STF_SUCCESS;

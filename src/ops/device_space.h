@@ -68,8 +68,12 @@ int device_end_work(stf_request r, const Flow &f);
 int check_for_mpi(stf_request r, const Messages &m, const void *const *bufs);
 // Post the deferred sends of the queue, oldest first, up to and including
 // upto (all of them if NULL; nothing if upto is not deferred), so that sends
-// always leave in begin order.
-int post_deferred_sends(DeferredSends &queue, stf_request upto);
+// always leave in begin order. Every operation calls it; the queue is
+// empty unless some operation runs stream model C.
+int post_queued_sends(DeferredSends &queue, stf_request upto);
+inline int post_deferred_sends(DeferredSends &queue, stf_request upto) {
+  return queue.empty() ? STF_SUCCESS : post_queued_sends(queue, upto);
+}
 // Fetch-and-op on device data runs the host fetch on pinned host copies:
 // copied down in begin, results copied back in end.
 int device_stage_fetch_in(stf_request r);

@@ -6,34 +6,27 @@
 
 namespace stf {
 
-Flow flow(stf_request r, Direction d) {
-  const Plan &p = *r->mover->plan;
-  if (d == Direction::root_to_leaf)
-    return {d, p.root, p.leaf, p.root_lists, p.leaf_lists, p.self_root, p.self_leaf, nullptr,
-            r->to_leaf, r->rootbuf, r->leafbuf};
-  return {d, p.leaf, p.root, p.leaf_lists, p.root_lists, p.self_leaf, p.self_root, p.root_recv_direct.data(),
-          r->to_root, r->leafbuf, r->rootbuf};
-}
-
-void aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
+bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
                   bool in_place_allowed, void *user, char *base) {
   const Unit &u = *r->unit;
   r->recv_ptrs.resize(m.count());
   r->recv_direct.assign(m.count(), 0);
+  bool any = false;
   for (int k = 0; k < m.count(); k++) {
     const bool in_place = in_place_allowed && direct_ok(u, lists[k]) && (!direct || direct[k]);
     r->recv_direct[k] = in_place;
     r->recv_ptrs[k] = in_place ? at(user, lists[k].start, u.extent) : at(base, m.offset[k], u.packed_bytes);
+    any |= in_place;
   }
-}
-
-int post_sends(stf_request r, Direction d) {
-  Flow f = flow(r, d);
-  if (r->on_device) STF_CHECK(check_for_mpi(r, f.from, r->send_ptrs.data()));
-  return r->mover->transport->post_send(f.channel, d, Leg::forward, r->unit->packed_bytes, r->send_ptrs.data());
+  return any;
 }
 
 namespace {
+
+inline int send(stf_request r, const Flow &f) {
+  if (r->on_device) STF_CHECK(check_for_mpi(r, f.from, r->send_ptrs.data()));
+  return r->mover->transport->post_send(f.channel, f.dir, Leg::forward, r->unit->packed_bytes, r->send_ptrs.data());
+}
 
 // Receives into user memory overwrite, so they need REPLACE; the receiving
 // space may forbid them (device data on the staged path or in model C).
@@ -41,11 +34,9 @@ int aim_one_way_receives(stf_request r, const Flow &f) {
   const Space &to = space_of(r->dst_mem);
   char *base = nullptr;
   STF_CHECK(to.recv_buffer(r, f, &base));
-  aim_receives(r, f.to, f.to_lists, f.to_direct, r->op == MPI_REPLACE && to.user_memory_may_receive(r), r->dst,
-               base);
-  r->recv_in_user_device = false;
-  for (int k = 0; k < f.to.count(); k++)
-    r->recv_in_user_device |= r->recv_direct[k] && r->dst_mem == STF_MEMTYPE_DEVICE;
+  const bool in_place = aim_receives(r, f.to, f.to_lists, f.to_direct,
+                                     r->op == MPI_REPLACE && to.user_memory_may_receive(r), r->dst, base);
+  r->recv_in_user_device = in_place && r->dst_mem == STF_MEMTYPE_DEVICE;
   return STF_SUCCESS;
 }
 
@@ -98,13 +89,15 @@ int one_way_begin(stf_request r, Direction d) {
     STF_CHECK(device_defer_sends(r, f));
   } else {
     STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // sends leave in begin order
-    STF_CHECK(post_sends(r, d));
+    STF_CHECK(send(r, f));
   }
   count_messages(r, f.from, f.to);
   STF_CHECK(self_part(r, f));
   if (deferred) device_queue_deferred_sends(r, d);
   return STF_SUCCESS;
 }
+
+int post_sends(stf_request r, const Flow &f) { return send(r, f); }
 
 int one_way_end(stf_request r, Direction d) {
   Flow f = flow(r, d);

@@ -19,7 +19,7 @@
 // steps on staged host copies.
 #pragma once
 
-#include "ops/request.h"
+#include "ops/flow.h"
 
 namespace stf {
 
@@ -28,8 +28,8 @@ int one_way_end(stf_request r, Direction d);
 int fetch_begin(stf_request r);
 int fetch_end(stf_request r);
 
-// Hand r's packed messages of direction d to the transport (deferred sends
-// of model C come through here from a later call).
-int post_sends(stf_request r, Direction d);
+// Hand r's packed messages of f's direction to the transport (deferred
+// sends of model C come through here from a later call).
+int post_sends(stf_request r, const Flow &f);
 
 }  // namespace stf

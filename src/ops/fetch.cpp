@@ -27,7 +27,7 @@ int begin_on_host(stf_request r) {
 
   const Flow up = flow(r, Direction::leaf_to_root);
   bool enqueued = false;
-  STF_CHECK(host_space().prepare_send(r, up, &enqueued));
+  STF_CHECK(host_space.prepare_send(r, up, &enqueued));
   count_messages(r, p.leaf, p.root);
   STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // the leaf -> root tag is shared with reduce
   return t.post_send(r->to_root, Direction::leaf_to_root, Leg::forward, pb, r->send_ptrs.data());

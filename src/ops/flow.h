@@ -47,13 +47,21 @@ struct Flow {
   Channel &channel;
   std::vector<char> &send_buf, &recv_buf;  // host buffers of the two sides
 };
-Flow flow(stf_request r, Direction d);
+inline Flow flow(stf_request r, Direction d) {
+  const Plan &p = *r->mover->plan;
+  if (d == Direction::root_to_leaf)
+    return {d, p.root, p.leaf, p.root_lists, p.leaf_lists, p.self_root, p.self_leaf, nullptr,
+            r->to_leaf, r->rootbuf, r->leafbuf};
+  return {d, p.leaf, p.root, p.leaf_lists, p.root_lists, p.self_leaf, p.self_root, p.root_recv_direct.data(),
+          r->to_root, r->leafbuf, r->rootbuf};
+}
 
 // Point r->recv_ptrs at user memory (REPLACE-like receives on contiguous
 // slots where allowed, also by the per-message flags direct) or at the
 // messages' slices of base; fills r->recv_direct. The one rule for receiving
-// in place, for every operation and memory.
-void aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
+// in place, for every operation and memory. Whether some message lands in
+// user memory.
+bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
                   bool in_place_allowed, void *user, char *base);
 
 }  // namespace stf

@@ -43,11 +43,10 @@ class HostSpace final : public Space {
   }
 };
 
+const HostSpace space;
+
 }  // namespace
 
-const Space &host_space() {
-  static const HostSpace space;
-  return space;
-}
+const Space &host_space = space;
 
 }  // namespace stf

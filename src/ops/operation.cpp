@@ -10,14 +10,15 @@ namespace {
 
 // NULL data is an error only where this rank has roots (leaves) to touch.
 int check_data(const Graph &g, const OpArgs &a) {
-  const char *what = op_kind_name(a.kind);
   const bool roots_written = a.kind == OpKind::reduce || a.kind == OpKind::gather || a.kind == OpKind::fetch_and_op;
   const void *rootdata = roots_written ? a.dst : a.src;
   const void *leafdata = roots_written ? a.src : a.dst;
   if (g.nroots > 0 && !rootdata)
-    return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", what, g.nroots);
+    return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", op_kind_name(a.kind),
+                     g.nroots);
   if (g.nleaves > 0 && !leafdata)
-    return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", what, g.nleaves);
+    return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", op_kind_name(a.kind),
+                     g.nleaves);
   if (a.kind == OpKind::fetch_and_op && g.nleaves > 0 && !a.update)
     return set_error(STF_ERR_NULL, "fetch_and_op: leafupdate is NULL but this rank has %d leaves", g.nleaves);
   return STF_SUCCESS;
@@ -70,7 +71,8 @@ int end_kind(stf_request r) {
 int resolve_unit(const OpArgs &a, Resolved *out) {
   STF_CHECK(decode_unit(a.type, &out->unit));
   STF_CHECK(get_kernels(*out->unit, a.op, &out->kernels));
-  return get_kernels(*out->unit, MPI_REPLACE, &out->copy);
+  // Only fetch-and-op copies old values back (REPLACE works for every unit).
+  return a.kind == OpKind::fetch_and_op ? get_kernels(*out->unit, MPI_REPLACE, &out->copy) : STF_SUCCESS;
 }
 
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {

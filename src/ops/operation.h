@@ -20,7 +20,8 @@ struct OpArgs {
 // here, on every rank alike, before anything is sent.
 struct Resolved {
   const Unit *unit = nullptr;
-  const Kernels *kernels = nullptr, *copy = nullptr;
+  const Kernels *kernels = nullptr;
+  const Kernels *copy = nullptr;  // MPI_REPLACE, for fetch-and-op
 };
 int resolve_unit(const OpArgs &a, Resolved *out);
 

@@ -29,7 +29,7 @@ struct stf_request_s {
 
   const stf::Unit *unit = nullptr;
   const stf::Kernels *kernels = nullptr;  // for op
-  const stf::Kernels *copy = nullptr;     // for MPI_REPLACE
+  const stf::Kernels *copy = nullptr;     // for MPI_REPLACE (fetch-and-op only)
   MPI_Op op = MPI_REPLACE;
   const void *src = nullptr;  // bcast: rootdata; reduce/fetch: leafdata
   void *dst = nullptr;        // bcast: leafdata; reduce/fetch: rootdata

@@ -25,8 +25,8 @@ class Space {
   virtual int unpack(stf_request r, const Flow &f) const = 0;
 };
 
-const Space &host_space();
-const Space &device_space();
-inline const Space &space_of(stf_memtype m) { return m == STF_MEMTYPE_DEVICE ? device_space() : host_space(); }
+extern const Space &host_space;    // host_space.cpp
+extern const Space &device_space;  // device_space.cpp
+inline const Space &space_of(stf_memtype m) { return m == STF_MEMTYPE_DEVICE ? device_space : host_space; }
 
 }  // namespace stf

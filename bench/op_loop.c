@@ -1,0 +1,62 @@
+/* A fixed number of small operations, for counting starforest's own
+ * instructions per operation (scripts/compare-instructions runs it under
+ * callgrind): timings on a shared machine are noisy, instruction counts of
+ * the same code on the same input are not.
+ *   op_loop ring N   2+ ranks: a ring, one 8-byte double per rank; N times a
+ *                    bcast (REPLACE) and a reduce (SUM)
+ *   op_loop grid N   stf_grid 2D 5-point 256 x 256, periodic; N times a
+ *                    global-to-local and a local-to-global */
+#include <starforest.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stf_apps.h"
+
+static int ring(int iters) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  stf_node remote = {(rank + 1) % size, 0};
+  stf_sf sf;
+  if (stf_create(MPI_COMM_WORLD, &sf) || stf_set_graph(sf, 1, 1, NULL, STF_COPY_VALUES, &remote, STF_COPY_VALUES))
+    return 1;
+  double root = rank, leaf = -1;
+  int rc = 0;
+  for (int i = 0; i < iters && !rc; i++) {
+    rc = stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE);
+    if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM);
+  }
+  stf_destroy(&sf);
+  return rc;
+}
+
+static int grid(int iters) {
+  stf_grid_desc d = {2, {256, 256, 1}, {0, 0, 0}, {1, 1, 0}, STF_STENCIL_STAR, 1, 1};
+  stf_grid g;
+  if (stf_grid_create(MPI_COMM_WORLD, &d, &g)) return 1;
+  int64_t os[3], on[3], gs[3], gn[3];
+  stf_grid_get_boxes(g, os, on, gs, gn);
+  double *global = calloc((size_t)(on[0] * on[1]), sizeof(double));
+  double *local = calloc((size_t)(gn[0] * gn[1]), sizeof(double));
+  int rc = !global || !local;
+  for (int i = 0; i < iters && !rc; i++) {
+    rc = stf_grid_global_to_local(g, global, local);
+    if (!rc) rc = stf_grid_local_to_global(g, local, global);
+  }
+  stf_grid_destroy(&g);
+  free(global);
+  free(local);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const int iters = argc > 2 ? atoi(argv[2]) : 1000;
+  int rc = 2;
+  if (argc > 1 && strcmp(argv[1], "ring") == 0) rc = ring(iters);
+  if (argc > 1 && strcmp(argv[1], "grid") == 0) rc = grid(iters);
+  if (rc) fprintf(stderr, "op_loop %s: failed (%s)\n", argc > 1 ? argv[1] : "", stf_last_error_message());
+  MPI_Finalize();
+  return rc;
+}
