@@ -66,6 +66,7 @@ void CsrBlock::assign(stf_int n, const std::vector<stf_int> &rp, const std::vect
   col.clear();
   val.clear();
   seg.clear();
+  segcol.clear();
   shape.clear();
   for (stf_int w = 0; w < m; w += kWindowRows) {
     const stf_int end = std::min(m, w + kWindowRows);
@@ -86,24 +87,24 @@ void CsrBlock::assign(stf_int n, const std::vector<stf_int> &rp, const std::vect
     for (stf_int i = w; i < end;) {
       const std::uint8_t s = group_shape(r, i, end, min_length) | (window_listed ? kListedRows : 0);
       const stf_int k = s & kGroupRowsMask, len = r.length(i);
-      // Entry e of row j at slot e * k + j. A shared column list keeps the
-      // CSR order (row after row, all alike), so the first len slots hold it.
-      const bool shared = s & kSharedColumns;
-      const stf_int first = rp[r.list[i]];
-      for (stf_int e = 0; e < len; e++)
-        for (stf_int j = 0; j < k; j++) {
-          col.push_back(shared ? c[first + (e * k + j) % len] : c[rp[r.list[i + j]] + e]);
-          val.push_back(v[rp[r.list[i + j]] + e]);
-        }
       if (i == w || shape.back() != s) {  // a segment: one shape, inside one window
         seg.push_back(i);
+        segcol.push_back(static_cast<stf_int>(col.size()));
         shape.push_back(s);
       }
+      // Entry e of row j at slot e * k + j; a shared group's columns once.
+      const bool shared = s & kSharedColumns;
+      for (stf_int e = 0; e < len; e++)
+        for (stf_int j = 0; j < k; j++) {
+          if (!shared || j == 0) col.push_back(c[rp[r.list[i + j]] + e]);
+          val.push_back(v[rp[r.list[i + j]] + e]);
+        }
       for (stf_int j = 0; j < k; j++) rowptr.push_back(rowptr.back() + len);
       i += k;
     }
   }
   seg.push_back(m);
+  segcol.push_back(static_cast<stf_int>(col.size()));
   rows.clear();
   if (listed) rows = r.list;
 }
@@ -116,11 +117,13 @@ CsrBlock CsrBlock::transposed(stf_int ncols) const {
     for (stf_int s = 0; s < nseg(); s++) {
       const stf_int k = shape[s] & kGroupRowsMask;
       const bool shared = shape[s] & kSharedColumns;
+      const stf_int *c = col.data() + segcol[s];
       for (stf_int i = seg[s]; i < seg[s + 1]; i += k) {
         const stf_int at = rowptr[i], len = rowptr[i + 1] - at;
         for (stf_int j = 0; j < k; j++)
           for (stf_int e = 0; e < len; e++)
-            f(rows.empty() ? i + j : rows[i + j], col[at + (shared ? e : e * k + j)], val[at + e * k + j]);
+            f(rows.empty() ? i + j : rows[i + j], c[shared ? e : e * k + j], val[at + e * k + j]);
+        c += shared ? len : k * len;
       }
     }
   };
@@ -144,8 +147,8 @@ CsrBlock CsrBlock::transposed(stf_int ncols) const {
 }
 
 CsrView CsrBlock::view() const {
-  return CsrView{nseg(), rows.empty() ? nullptr : rows.data(), rowptr.data(), col.data(), seg.data(), shape.data(),
-                 val.data()};
+  return CsrView{nseg(),      rows.empty() ? nullptr : rows.data(), rowptr.data(), col.data(), seg.data(),
+                 segcol.data(), shape.data(),                         val.data()};
 }
 
 stf_int CsrBlock::groups() const {

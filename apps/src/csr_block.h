@@ -7,10 +7,11 @@
 // columns) are stored entry by entry across its rows (entry e of row j at
 // e * K + j), in the slots that plain CSR gives those rows, so the row
 // pointers stay those of CSR. When the rows also have the same columns (an
-// "inode": the unknowns of one mesh node) the group shares the first row's
-// column list, which is where plain CSR has it, and reads each x entry once
-// for all of its rows. Runs of groups of one shape form a segment; a segment
-// of single rows is a plain CSR loop.
+// "inode": the unknowns of one mesh node) the group stores one column list
+// and reads each x entry once for all of its rows. Column lists are packed
+// one after the other, without gaps, so that they stream from memory like
+// the values. Runs of groups of one shape form a segment; a segment of
+// single rows is a plain CSR loop.
 //
 // Rows are stored in windows of kWindowRows. Where row lengths change often
 // (road and census graphs), every length change mispredicts a branch; such a
@@ -46,13 +47,15 @@ constexpr stf_int kWindowRows = 256;
 constexpr std::uint8_t kGroupRowsMask = 15, kSharedColumns = 16, kListedRows = 32;
 
 // Read-only view of a grouped block, in host or device memory. Stored row i
-// has its entries in slots rowptr[i] .. rowptr[i+1]-1; segment s holds the
-// stored rows seg[s] .. seg[s+1]-1 in groups of shape[s]; they are rows
-// rows[i] of y if the shape says kListedRows, rows i otherwise.
+// has its values in slots rowptr[i] .. rowptr[i+1]-1; segment s holds the
+// stored rows seg[s] .. seg[s+1]-1 in groups of shape[s], whose columns
+// follow each other from col[segcol[s]] on (one list per shared group, one
+// column per value otherwise); they are rows rows[i] of y if the shape says
+// kListedRows, rows i otherwise.
 struct CsrView {
   stf_int nseg = 0;
   const stf_int *rows = nullptr;
-  const stf_int *rowptr = nullptr, *col = nullptr, *seg = nullptr;
+  const stf_int *rowptr = nullptr, *col = nullptr, *seg = nullptr, *segcol = nullptr;
   const std::uint8_t *shape = nullptr;
   const double *val = nullptr;
 };
@@ -60,7 +63,7 @@ struct CsrView {
 struct CsrBlock {
   stf_int nrows = 0;          // rows of the block (entries of y)
   std::vector<stf_int> rows;  // y row of each stored row; empty when no segment is listed
-  std::vector<stf_int> rowptr, col, seg;
+  std::vector<stf_int> rowptr, col, seg, segcol;
   std::vector<std::uint8_t> shape;
   std::vector<double> val;
 

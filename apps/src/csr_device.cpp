@@ -22,7 +22,7 @@ struct BlockMult {
 
 // A block's arrays in device memory.
 struct DeviceBlock {
-  stf_int *rows = nullptr, *rowptr = nullptr, *col = nullptr, *seg = nullptr;
+  stf_int *rows = nullptr, *rowptr = nullptr, *col = nullptr, *seg = nullptr, *segcol = nullptr;
   std::uint8_t *shape = nullptr;
   double *val = nullptr;
   CsrView view;
@@ -63,10 +63,12 @@ int upload_block(const CsrBlock &h, DeviceBlock *d) {
   if (!rc) rc = upload(h.rowptr, &d->rowptr);
   if (!rc) rc = upload(h.col, &d->col);
   if (!rc) rc = upload(h.seg, &d->seg);
+  if (!rc) rc = upload(h.segcol, &d->segcol);
   if (!rc) rc = upload(h.shape, &d->shape);
   if (!rc) rc = upload(h.val, &d->val);
   if (rc) return rc;
-  d->view = CsrView{h.nseg(), h.rows.empty() ? nullptr : d->rows, d->rowptr, d->col, d->seg, d->shape, d->val};
+  d->view = CsrView{h.nseg(), h.rows.empty() ? nullptr : d->rows, d->rowptr, d->col, d->seg, d->segcol, d->shape,
+                    d->val};
   return STF_SUCCESS;
 }
 
@@ -110,7 +112,8 @@ int release_device(stf_csr A) {
   if (d->diag_done) stf_event_destroy(d->diag_done);
   for (DeviceBlock *b : {&d->diag, &d->off})
     for (void *p : {static_cast<void *>(b->rows), static_cast<void *>(b->rowptr), static_cast<void *>(b->col),
-                    static_cast<void *>(b->seg), static_cast<void *>(b->shape), static_cast<void *>(b->val)})
+                    static_cast<void *>(b->seg), static_cast<void *>(b->segcol), static_cast<void *>(b->shape),
+                    static_cast<void *>(b->val)})
       if (p) stf_device_free(p);
   if (d->ghost) stf_device_free(d->ghost);
   delete d;

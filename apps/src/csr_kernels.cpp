@@ -54,24 +54,25 @@ inline double long_row_dot(const stf_int *col, const double *v, stf_int n, const
   return (s0 + s1) + (s2 + s3);
 }
 
-// y (+)= B x on single stored rows [first, last).
+// y (+)= B x on single stored rows [first, last), columns from col on.
 template <bool Listed, bool Accumulate>
-__attribute__((noinline)) void mult_rows(const CsrView &b, const double *x, double *y, stf_int first, stf_int last) {
+__attribute__((noinline)) void mult_rows(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
+                                         const stf_int *col) {
   for (stf_int i = first; i < last; i++) {
     const stf_int at = b.rowptr[i], n = b.rowptr[i + 1] - at;
-    const double s = n < kLongRow ? row_dot(b.col + at, b.val + at, n, x) : long_row_dot(b.col + at, b.val + at, n, x);
+    const double s = n < kLongRow ? row_dot(col, b.val + at, n, x) : long_row_dot(col, b.val + at, n, x);
     put<Accumulate>(y[row_of<Listed>(b, i)], s);
+    col += n;
   }
 }
 
-// y (+)= B x on groups of K stored rows in [first, last): entry e of row j
-// at slot e * K + j, one column per slot unless Shared.
+// y (+)= B x on groups of K stored rows in [first, last), columns from col
+// on: entry e of row j at slot e * K + j, one column per slot unless Shared.
 template <int K, bool Shared, bool Listed, bool Accumulate>
-__attribute__((noinline)) void mult_groups(const CsrView &b, const double *x, double *y, stf_int first,
-                                           stf_int last) {
+__attribute__((noinline)) void mult_groups(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
+                                           const stf_int *col) {
   for (stf_int i = first; i < last; i += K) {
     const stf_int at = b.rowptr[i], n = b.rowptr[i + 1] - at;
-    const stf_int *col = b.col + at;
     const double *v = b.val + at;
     double s[K] = {};
     for (stf_int e = 0; e < n; e++, v += K) {
@@ -83,22 +84,26 @@ __attribute__((noinline)) void mult_groups(const CsrView &b, const double *x, do
       }
     }
     for (int j = 0; j < K; j++) put<Accumulate>(y[row_of<Listed>(b, i + j)], s[j]);
+    col += Shared ? n : K * n;
   }
 }
 
-// One segment of groups of K rows.
+// Segment s, of groups of K rows.
 template <int K, bool Shared, bool Accumulate>
-void mult_segment(const CsrView &b, const double *x, double *y, stf_int first, stf_int last, bool listed) {
+void mult_segment(const CsrView &b, const double *x, double *y, stf_int s) {
+  const stf_int first = b.seg[s], last = b.seg[s + 1];
+  const stf_int *col = b.col + b.segcol[s];
+  const bool listed = b.shape[s] & kListedRows;
   if constexpr (K == 1) {
     if (listed)
-      mult_rows<true, Accumulate>(b, x, y, first, last);
+      mult_rows<true, Accumulate>(b, x, y, first, last, col);
     else
-      mult_rows<false, Accumulate>(b, x, y, first, last);
+      mult_rows<false, Accumulate>(b, x, y, first, last, col);
   } else {
     if (listed)
-      mult_groups<K, Shared, true, Accumulate>(b, x, y, first, last);
+      mult_groups<K, Shared, true, Accumulate>(b, x, y, first, last, col);
     else
-      mult_groups<K, Shared, false, Accumulate>(b, x, y, first, last);
+      mult_groups<K, Shared, false, Accumulate>(b, x, y, first, last, col);
   }
 }
 
@@ -107,24 +112,22 @@ template <bool Accumulate>
 void mult_segments(const CsrView &b, const double *x, double *y, stf_int begin, stf_int end) {
   static_assert(kMaxGroupRows == 8 && kGroupRowsMask == 15 && kSharedColumns == 16, "one case per shape");
   for (stf_int s = begin; s < end; s++) {
-    const stf_int first = b.seg[s], last = b.seg[s + 1];
-    const bool listed = b.shape[s] & kListedRows;
     switch (b.shape[s] & (kGroupRowsMask | kSharedColumns)) {
-      case 2: mult_segment<2, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 3: mult_segment<3, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 4: mult_segment<4, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 5: mult_segment<5, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 6: mult_segment<6, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 7: mult_segment<7, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 8: mult_segment<8, false, Accumulate>(b, x, y, first, last, listed); break;
-      case 18: mult_segment<2, true, Accumulate>(b, x, y, first, last, listed); break;
-      case 19: mult_segment<3, true, Accumulate>(b, x, y, first, last, listed); break;
-      case 20: mult_segment<4, true, Accumulate>(b, x, y, first, last, listed); break;
-      case 21: mult_segment<5, true, Accumulate>(b, x, y, first, last, listed); break;
-      case 22: mult_segment<6, true, Accumulate>(b, x, y, first, last, listed); break;
-      case 23: mult_segment<7, true, Accumulate>(b, x, y, first, last, listed); break;
-      case 24: mult_segment<8, true, Accumulate>(b, x, y, first, last, listed); break;
-      default: mult_segment<1, false, Accumulate>(b, x, y, first, last, listed); break;
+      case 2: mult_segment<2, false, Accumulate>(b, x, y, s); break;
+      case 3: mult_segment<3, false, Accumulate>(b, x, y, s); break;
+      case 4: mult_segment<4, false, Accumulate>(b, x, y, s); break;
+      case 5: mult_segment<5, false, Accumulate>(b, x, y, s); break;
+      case 6: mult_segment<6, false, Accumulate>(b, x, y, s); break;
+      case 7: mult_segment<7, false, Accumulate>(b, x, y, s); break;
+      case 8: mult_segment<8, false, Accumulate>(b, x, y, s); break;
+      case 18: mult_segment<2, true, Accumulate>(b, x, y, s); break;
+      case 19: mult_segment<3, true, Accumulate>(b, x, y, s); break;
+      case 20: mult_segment<4, true, Accumulate>(b, x, y, s); break;
+      case 21: mult_segment<5, true, Accumulate>(b, x, y, s); break;
+      case 22: mult_segment<6, true, Accumulate>(b, x, y, s); break;
+      case 23: mult_segment<7, true, Accumulate>(b, x, y, s); break;
+      case 24: mult_segment<8, true, Accumulate>(b, x, y, s); break;
+      default: mult_segment<1, false, Accumulate>(b, x, y, s); break;
     }
   }
 }
