@@ -378,9 +378,10 @@ int main(int argc, char **argv) {
   // Names of generated stencils are generated; the rest are files.
   std::vector<std::string> paths, stencils;
   for (const std::string &m : opt.matrices) (bench::stencil_matrix(m, nullptr) ? stencils : paths).push_back(m);
-  if (opt.stencils > 0)
-    for (const std::string &m : {"lap3d7_" + std::to_string(opt.stencils), "elast3d27_" + std::to_string(opt.stencils / 3)})
-      stencils.push_back(m);
+  if (opt.stencils > 0) {
+    stencils.push_back("lap3d7_" + std::to_string(opt.stencils));
+    stencils.push_back("elast3d27_" + std::to_string(opt.stencils / 3));
+  }
   bool have_dir = false;
   if (DIR *d = opendir(opt.dir.c_str())) have_dir = true, closedir(d);
   bool need_dir = opt.matrices.empty();

@@ -174,7 +174,8 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   const double kernel_lines = 64.0 * static_cast<double>(lines_touched(reinterpret_cast<const char *>(rootdata.data()),
                                                                        roots, ub) +
                                                          lines_touched(leafdata.data(), bytes));
-  const double memcpy_lines = 64.0 * static_cast<double>(lines_touched(from.data(), bytes) + lines_touched(to.data(), bytes));
+  const double memcpy_lines =
+      64.0 * static_cast<double>(lines_touched(from.data(), bytes) + lines_touched(to.data(), bytes));
   const double memcpy_line_gbps = memcpy_lines / sm.us / 1e3;
   const std::string analysis = analysis_of(sf);
   for (int k = 0; k < 2; ++k) {

@@ -101,7 +101,8 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   A->ghost_t.assign(A->nghost, 0.0);
   A->work.assign(A->nlocal, 0.0);
   const stf_int *degree = nullptr;
-  if (int rc = stf_compute_degree(A->ghost_sf, &degree)) return fail(rc, "ghost SF degrees: %s", stf_last_error_message());
+  if (int rc = stf_compute_degree(A->ghost_sf, &degree))
+    return fail(rc, "ghost SF degrees: %s", stf_last_error_message());
   for (stf_int r = 0; r < A->nlocal; r++)
     if (degree[r] > 0) A->ghosted_rows.push_back(r);
   A->alone = size == 1;

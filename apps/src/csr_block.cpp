@@ -139,7 +139,10 @@ CsrBlock CsrBlock::transposed(stf_int ncols) const {
     line.clear();
     for (stf_int k = tptr[c]; k < tptr[c + 1]; k++) line.push_back({tcol[k], tval[k]});
     std::sort(line.begin(), line.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    for (stf_int k = tptr[c]; k < tptr[c + 1]; k++) tcol[k] = line[k - tptr[c]].first, tval[k] = line[k - tptr[c]].second;
+    for (stf_int k = tptr[c]; k < tptr[c + 1]; k++) {
+      tcol[k] = line[k - tptr[c]].first;
+      tval[k] = line[k - tptr[c]].second;
+    }
   }
   CsrBlock t;
   t.assign(ncols, tptr, tcol, tval, false);

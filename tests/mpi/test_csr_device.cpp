@@ -84,8 +84,8 @@ void check_variant(Checker &ck, stf_csr A, const stf_coo &g, stf_csr_mult_varian
     const std::vector<double> yh = y.fetch(ck);
     for (stf_int i = 0; i < nlocal; i++) {
       const double e = expect[first + i];
-      if (!ck.check(std::fabs(yh[i] - e) <= 1e-13 * (scale[first + i] + 1e-300), "row %lld: expected %.17g got %.17g",
-                    static_cast<long long>(first + i), e, yh[i]))
+      if (!ck.check(std::fabs(yh[i] - e) <= 1e-13 * (scale[first + i] + 1e-300),
+                    "row %lld: expected %.17g got %.17g", static_cast<long long>(first + i), e, yh[i]))
         break;
     }
   }

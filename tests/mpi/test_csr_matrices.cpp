@@ -66,7 +66,8 @@ TestMatrix distinct_rows(int64_t n, unsigned seed) {
 TestMatrix node_blocks(int64_t n, unsigned seed) {
   Builder b(seed);
   std::vector<int64_t> first = {0};  // first unknown of each node
-  while (first.back() < n) first.push_back(std::min(n, first.back() + 1 + (static_cast<int64_t>(first.size()) * 7) % 11));
+  while (first.back() < n)  // node k has 1 + (7k mod 11) unknowns
+    first.push_back(std::min(n, first.back() + 1 + (static_cast<int64_t>(first.size()) * 7) % 11));
   const int64_t nodes = static_cast<int64_t>(first.size()) - 1;
   for (int64_t k = 0; k < nodes; k++) {
     std::set<int64_t> c;
