@@ -186,7 +186,8 @@ int main(int argc, char **argv) {
     stf_coo g{};
     std::string path = std::string(STF_MATRIX_DIR) + "/" + name + ".mtx.gz";
     if (!ck.code(stf_mm_read(path.c_str(), &g), STF_SUCCESS, path.c_str())) continue;
-    check_products(ck, g, name, STF_PARTITION_ROWS);
+    // Both partitions for an unsymmetric and an SPD matrix; the rest by nonzeros.
+    if (name == "Pd" || name == "1138_bus") check_products(ck, g, name, STF_PARTITION_ROWS);
     check_products(ck, g, name, STF_PARTITION_NNZ);
     if (name == "1138_bus") check_cg(ck, g, name.c_str());  // SPD
     stf_coo_free(&g);
