@@ -3,15 +3,15 @@
 // Consecutive rows of the same length form a group of up to kMaxGroupRows
 // rows that are multiplied together, one accumulator each: independent
 // additions instead of one dependency chain per row, and one loop exit per
-// group instead of one per row. A group's values (and, unless shared, its
-// columns) are stored entry by entry across its rows (entry e of row j at
-// e * K + j), in the slots that plain CSR gives those rows, so the row
-// pointers stay those of CSR. When the rows also have the same columns (an
-// "inode": the unknowns of one mesh node) the group stores one column list
-// and reads each x entry once for all of its rows. Column lists are packed
-// one after the other, without gaps, so that they stream from memory like
-// the values. Runs of groups of one shape form a segment; a segment of
-// single rows is a plain CSR loop.
+// group instead of one per row. A group's values are stored entry by entry
+// across its rows (entry e of row j at e * K + j) in the slots that plain
+// CSR gives those rows, so the row pointers stay those of CSR; its columns
+// the same way. When the rows also have the same columns (an "inode": the
+// unknowns of one mesh node) the group stores one column list and reads
+// each x entry once for all of its rows. Column lists are packed one after
+// the other, without gaps, so that they stream from memory like the values.
+// Runs of groups of one shape form a segment; a segment of single rows is a
+// plain CSR loop.
 //
 // Rows are stored in windows of kWindowRows. Where row lengths change often
 // (road and census graphs), every length change mispredicts a branch; such a
@@ -21,8 +21,8 @@
 // efficient general sparse matrix-vector multiplication on modern processors
 // with wide SIMD units", SIAM J. Sci. Comput. 36(5), 2014), without its
 // padding. A block may also store only its rows with entries (the
-// off-diagonal block), so that its product visits nothing else. Either way
-// the stored rows name their row of y.
+// off-diagonal block), so that its product visits nothing else. The rows of
+// sorted windows and of such blocks name their row of y.
 #pragma once
 
 #include <cstdint>
