@@ -103,16 +103,21 @@ bool JsonLog::write(const std::string &path) const {
 
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
                                  const std::vector<std::function<void()>> &impls) {
+  return time_rotating(comm, rounds, std::vector<long>(impls.size(), iters), impls);
+}
+
+std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, const std::vector<long> &iters,
+                                 const std::vector<std::function<void()>> &impls) {
   const size_t n = impls.size();
   std::vector<std::vector<double>> samples(n);
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < n; ++k) {
       size_t i = (k + (size_t)r) % n;
       impls[i]();  // warm-up
-      samples[i].push_back(1e6 * time_per_call(comm, iters, impls[i]));
+      samples[i].push_back(1e6 * time_per_call(comm, iters[i], impls[i]));
     }
   std::vector<Stats> out;
-  for (auto &s : samples) out.push_back(summarize(s, iters * rounds));
+  for (size_t i = 0; i < n; ++i) out.push_back(summarize(samples[i], iters[i] * rounds));
   return out;
 }
 

@@ -71,6 +71,9 @@ double time_per_call(MPI_Comm comm, long iters, F &&f) {
 // rank) per implementation.
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
                                  const std::vector<std::function<void()>> &impls);
+// The same with calls per round per implementation (iters[i] for impls[i]).
+std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, const std::vector<long> &iters,
+                                 const std::vector<std::function<void()>> &impls);
 
 // "12.34 [11.90..13.10]": the median with the range, for tables.
 std::string range_text(const Stats &s);

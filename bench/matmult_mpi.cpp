@@ -121,6 +121,11 @@ void MpiSpmv::scatter_begin(const double *x, double *ghost) {
 
 void MpiSpmv::scatter_end() { MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE); }
 
+void MpiSpmv::mult_local(const double *x, const double *ghost, double *y) const {
+  diag_.multiply(x, y, false);
+  offdiag_.multiply(ghost, y, true);
+}
+
 void MpiSpmv::mult(const double *x, double *y) {
   scatter_begin(x, ghost_.data());
   diag_.multiply(x, y, false);

@@ -30,6 +30,8 @@ class MpiSpmv {
   void scatter_end();
   // y = A x with the exchange overlapped with the diagonal block.
   void mult(const double *x, double *y);
+  // The local part alone, from ghost values at hand: the plain row loop.
+  void mult_local(const double *x, const double *ghost, double *y) const;
 
   const std::vector<int64_t> &ghost_columns() const { return ghost_cols_; }
   int nlocal() const { return nlocal_; }

@@ -16,7 +16,12 @@
 //
 // Every result is checked once before timing. Timings: per pattern the three
 // measurements (pack, unpack, memcpy) alternate in --reps rounds of at least
-// --min-ms each; the median round is reported with [min..max].
+// --min-ms each; the median round is reported with [min..max]. Besides the
+// ratio of message bytes per second to memcpy's, each kernel is set against
+// the cache-line bound: a unit moves whole 64-byte lines, so the bytes of
+// the lines a call touches (both arrays) per second, over the same for
+// memcpy (source and destination lines), say how close it comes to moving
+// those lines as fast as memcpy moves its own.
 #include <starforest.h>
 
 #include "bench_common.h"
@@ -24,11 +29,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +45,7 @@ struct Options {
   double mib = 64;   // root array size
   int reps = 7;      // rounds; odd, so the median is a real round
   double min_ms = 20;
+  std::vector<std::string> patterns = {"contiguous", "face2d", "xface", "yface", "zface", "random", "random_dups"};
   std::string json;
 };
 
@@ -80,6 +88,21 @@ std::string analysis_of(stf_sf sf) {
   std::fclose(f);
   const std::size_t a = s.find("roots ", s.find("self:")), b = s.find(", leaves", a);
   return a == std::string::npos || b == std::string::npos ? "?" : s.substr(a + 6, b - a - 6);
+}
+
+// Distinct 64-byte lines that units of ub bytes at these offsets of base cover.
+long long lines_touched(const char *base, const std::vector<stf_int> &units, std::size_t ub) {
+  std::vector<std::uintptr_t> lines;
+  for (stf_int u : units) {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(base) + static_cast<std::size_t>(u) * ub;
+    for (std::uintptr_t l = first / 64; l <= (first + ub - 1) / 64; ++l) lines.push_back(l);
+  }
+  std::sort(lines.begin(), lines.end());
+  return static_cast<long long>(std::unique(lines.begin(), lines.end()) - lines.begin());
+}
+long long lines_touched(const void *base, std::size_t bytes) {
+  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(base);
+  return bytes ? static_cast<long long>((b + bytes - 1) / 64 - b / 64 + 1) : 0;
 }
 
 // Microseconds per call over `iters` calls.
@@ -147,10 +170,18 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   const long calls = 2 * (iters + 1) * o.reps;  // pack and unpack, timed and one warm-up per round
   const bench::Stats &sm = st3[2];
   const double mgbps = static_cast<double>(bytes) / sm.us / 1e3;
+  // Bytes of the lines each call touches: the indexed array and the buffer.
+  const double kernel_lines = 64.0 * static_cast<double>(lines_touched(reinterpret_cast<const char *>(rootdata.data()),
+                                                                       roots, ub) +
+                                                         lines_touched(leafdata.data(), bytes));
+  const double memcpy_lines =
+      64.0 * static_cast<double>(lines_touched(from.data(), bytes) + lines_touched(to.data(), bytes));
+  const double memcpy_line_gbps = memcpy_lines / sm.us / 1e3;
   const std::string analysis = analysis_of(sf);
   for (int k = 0; k < 2; ++k) {
     const bench::Stats &s = st3[k];
     const double gbps = static_cast<double>(bytes) / s.us / 1e3;
+    const double line_ratio = kernel_lines / s.us / 1e3 / memcpy_line_gbps;
     bench::Record rec;
     rec.timing("pack", k == 0 ? "pack" : "unpack", static_cast<long long>(bytes), 1, s)
         .str("op", k == 0 || !dups ? "MPI_REPLACE" : "MPI_SUM")
@@ -159,11 +190,14 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
         .str("memory", "host")
         .num("gbps", gbps)
         .num("memcpy_gbps", mgbps)
-        .num("ratio", gbps / mgbps);
+        .num("ratio", gbps / mgbps)
+        .num("line_bytes", kernel_lines)
+        .num("memcpy_line_bytes", memcpy_lines)
+        .num("line_ratio", line_ratio);
     log->add(rec);
-    std::printf("%-12s %2d %-7s %-7s %10.2f %9.1f [%7.1f..%7.1f] %8.2f %8.2f %6.2f  %s\n", name.c_str(), bs,
+    std::printf("%-12s %2d %-7s %-7s %10.2f %9.1f [%7.1f..%7.1f] %8.2f %8.2f %6.2f %6.2f  %s\n", name.c_str(), bs,
                 k == 0 ? "pack" : "unpack", k == 0 || !dups ? "REPLACE" : "SUM", static_cast<double>(bytes) / 1048576,
-                s.us, s.min_us, s.max_us, gbps, mgbps, gbps / mgbps, analysis.c_str());
+                s.us, s.min_us, s.max_us, gbps, mgbps, gbps / mgbps, line_ratio, analysis.c_str());
   }
   // Calls counted by the SF over the timed rounds: the self part is one
   // scatter kernel per call, never a pack into a buffer.
@@ -204,12 +238,13 @@ void no_copy_proof(int rank, int size) {
 
 void usage(const char *prog) {
   std::printf(
-      "usage: mpiexec -n 1 %s [--mib M] [--reps R] [--min-ms T] [--json FILE]\n"
+      "usage: mpiexec -n 1 %s [--mib M] [--reps R] [--min-ms T] [--patterns a,b,..] [--json FILE]\n"
       "  Pack and unpack bandwidth of starforest's kernels per index pattern (the self\n"
       "  part of a one-rank SF), against memcpy of the same bytes in the same run.\n"
       "  --mib M      size of the indexed root array in MiB (default 64)\n"
       "  --reps R     interleaved rounds per measurement (default 7)\n"
       "  --min-ms T   shortest round in milliseconds (default 20)\n"
+      "  --patterns L comma-separated subset of contiguous,face2d,xface,yface,zface,random,random_dups\n"
       "  --json FILE  also write the results as a JSON array\n"
       "  With 2 or more ranks, rank 0 times and ranks 0 and 1 also show that\n"
       "  contiguous messages between ranks are never packed.\n",
@@ -229,6 +264,18 @@ int parse(int argc, char **argv, Options &o) {
       o.min_ms = std::atof(argv[++i]);
     else if (a == "--json" && has_value)
       o.json = argv[++i];
+    else if (a == "--patterns" && has_value) {
+      std::vector<std::string> all = o.patterns, chosen;
+      std::stringstream ss(argv[++i]);
+      for (std::string name; std::getline(ss, name, ',');) {
+        if (std::find(all.begin(), all.end(), name) == all.end()) {
+          std::fprintf(stderr, "pack: unknown pattern '%s'\n", name.c_str());
+          return 2;
+        }
+        chosen.push_back(name);
+      }
+      o.patterns = chosen;
+    }
     else {
       std::fprintf(stderr, "pack: bad argument '%s' (try --help)\n", a.c_str());
       return 2;
@@ -259,11 +306,12 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     bench::JsonLog log;
     std::printf("# pack: %.0f MiB root array, doubles in blocks of bs; median of %d rounds [min..max]; "
-                "GB/s = message bytes / time\n",
+                "GB/s = message bytes / time; ratio = GB/s / memcpy's; lines = (64-byte lines touched / time) / "
+                "memcpy's (its source and destination lines)\n",
                 o.mib, o.reps);
-    std::printf("%-12s %2s %-7s %-7s %10s %9s %19s %8s %8s %6s  %s\n", "pattern", "bs", "kernel", "op", "MiB",
-                "us", "[min..max]", "GB/s", "memcpy", "ratio", "analysis");
-    for (const char *name : {"contiguous", "face2d", "xface", "yface", "zface", "random", "random_dups"})
+    std::printf("%-12s %2s %-7s %-7s %10s %9s %19s %8s %8s %6s %6s  %s\n", "pattern", "bs", "kernel", "op", "MiB",
+                "us", "[min..max]", "GB/s", "memcpy", "ratio", "lines", "analysis");
+    for (const std::string &name : o.patterns)
       for (int bs : {1, 3}) run_pattern(o, name, bs, &log);
     if (!o.json.empty() && !log.write(o.json)) rc = 1;
   }

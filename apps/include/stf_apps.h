@@ -76,6 +76,25 @@ int stf_csr_mult(stf_csr A, const double *x, double *y);
 /* y = A^T x: off-diagonal contributions travel back to their owners with a
  * reduce (MPI_SUM) while the diagonal block is multiplied. Collective. */
 int stf_csr_mult_transpose(stf_csr A, const double *x, double *y);
+/* y = A x on this rank's rows from x and ghost values already at hand
+ * (nghost entries, in the order of stf_csr_get_ghost_columns): the local
+ * product of stf_csr_mult without the exchange. Not collective. */
+int stf_csr_mult_local(stf_csr A, const double *x, const double *ghost, double *y);
+
+/* How this rank's rows are stored. Consecutive rows of the same length are
+ * multiplied together in groups of up to 8 (one accumulator per row, values
+ * stored entry by entry across the group); rows that also have the same
+ * columns (an inode: the unknowns of one mesh node) share one column list,
+ * so each x entry is read once for the group. The off-diagonal block stores
+ * only its rows with entries. */
+typedef struct {
+  stf_int diag_groups;      /* row groups of the diagonal block (nlocal rows) */
+  stf_int diag_shared_rows; /* of its rows, those in groups with one column list */
+  stf_int off_rows;         /* rows with off-diagonal entries */
+  stf_int off_groups;       /* row groups of the off-diagonal block */
+  stf_int off_shared_rows;  /* of off_rows, those in groups with one column list */
+} stf_csr_layout;
+int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout);
 
 /* ---- distributed CSR on a device ------------------------------------------ *
  * The matrix blocks copied to device memory of the active device (see

@@ -32,24 +32,25 @@ std::vector<int64_t> split_rows(const stf_coo &g, stf_partition how, int size) {
   return first;
 }
 
-// CSR block from (row, col, val) triples sorted by (row, col), duplicates summed.
-void build_block(stf_int nrows, std::vector<std::pair<std::pair<stf_int, stf_int>, double>> &entries,
+// Block from (row, col, val) triples: sorted by (row, col), duplicates
+// summed, then grouped (csr_block.h). compress: store only rows with entries.
+void build_block(stf_int nrows, std::vector<std::pair<std::pair<stf_int, stf_int>, double>> &entries, bool compress,
                  CsrBlock *b) {
   std::sort(entries.begin(), entries.end(),
             [](const auto &a, const auto &c) { return a.first < c.first; });
-  b->rowptr.assign(nrows + 1, 0);
-  b->col.clear();
-  b->val.clear();
+  std::vector<stf_int> rowptr(nrows + 1, 0), col;
+  std::vector<double> val;
   for (std::size_t k = 0; k < entries.size(); k++) {
     if (k > 0 && entries[k].first == entries[k - 1].first) {
-      b->val.back() += entries[k].second;
+      val.back() += entries[k].second;
       continue;
     }
-    b->rowptr[entries[k].first.first + 1]++;
-    b->col.push_back(entries[k].first.second);
-    b->val.push_back(entries[k].second);
+    rowptr[entries[k].first.first + 1]++;
+    col.push_back(entries[k].first.second);
+    val.push_back(entries[k].second);
   }
-  for (stf_int r = 0; r < nrows; r++) b->rowptr[r + 1] += b->rowptr[r];
+  for (stf_int r = 0; r < nrows; r++) rowptr[r + 1] += rowptr[r];
+  b->assign(nrows, rowptr, col, val, compress);
 }
 
 int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
@@ -90,8 +91,8 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
       off.push_back({{r, c}, g.val[k]});
     }
   }
-  build_block(A->nlocal, diag, &A->diag);
-  build_block(A->nlocal, off, &A->off);
+  build_block(A->nlocal, diag, false, &A->diag);
+  build_block(A->nlocal, off, true, &A->off);
 
   std::vector<stf_int> needed(ghosts.begin(), ghosts.end());
   int rc = stf_create_from_global_indices(comm, A->nlocal, A->nghost, needed.data(), &A->ghost_sf);
@@ -99,25 +100,33 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   A->ghost.assign(A->nghost, 0.0);
   A->ghost_t.assign(A->nghost, 0.0);
   A->work.assign(A->nlocal, 0.0);
+  const stf_int *degree = nullptr;
+  if (int rc = stf_compute_degree(A->ghost_sf, &degree))
+    return fail(rc, "ghost SF degrees: %s", stf_last_error_message());
+  for (stf_int r = 0; r < A->nlocal; r++)
+    if (degree[r] > 0) A->ghosted_rows.push_back(r);
+  A->alone = size == 1;
   return STF_SUCCESS;
 }
 
 // y = B x (accumulate: y += B x).
 void multiply(const CsrBlock &b, const double *x, double *y, bool accumulate) {
-  const stf_int n = static_cast<stf_int>(b.rowptr.size()) - 1;
-  for (stf_int r = 0; r < n; r++) {
-    double s = accumulate ? y[r] : 0.0;
-    for (stf_int k = b.rowptr[r]; k < b.rowptr[r + 1]; k++) s += b.val[k] * x[b.col[k]];
-    y[r] = s;
-  }
+  block_mult(b.view(), x, y, accumulate, 0, b.nseg());
 }
 
-// y = B^T x, y has ncols entries.
-void multiply_transpose(const CsrBlock &b, const double *x, double *y, stf_int ncols) {
-  std::fill(y, y + ncols, 0.0);
-  const stf_int n = static_cast<stf_int>(b.rowptr.size()) - 1;
-  for (stf_int r = 0; r < n; r++)
-    for (stf_int k = b.rowptr[r]; k < b.rowptr[r + 1]; k++) y[b.col[k]] += b.val[k] * x[r];
+// The transposed blocks, made at the first transposed product: gathers
+// along their rows are much faster than scattering along A's rows.
+int make_transposes(stf_csr A) {
+  if (A->transposed) return STF_SUCCESS;
+  try {
+    A->diag_t = A->diag.transposed(A->nlocal);
+    A->off_t = A->off.transposed(A->nghost);
+  } catch (const std::bad_alloc &) {
+    A->diag_t = A->off_t = CsrBlock{};
+    return fail(STF_ERR_MEMORY, "out of memory while transposing the matrix");
+  }
+  A->transposed = true;
+  return STF_SUCCESS;
 }
 
 int check(stf_csr A) { return A ? STF_SUCCESS : fail(STF_ERR_NULL, "the matrix handle is NULL"); }
@@ -191,6 +200,10 @@ extern "C" int stf_csr_get_ghost_columns(stf_csr A, const int64_t **columns) {
 extern "C" int stf_csr_mult(stf_csr A, const double *x, double *y) {
   if (int rc = check(A)) return rc;
   if (A->nlocal > 0 && (!x || !y)) return fail(STF_ERR_NULL, "x or y is NULL");
+  if (A->alone) {
+    multiply(A->diag, x, y, false);
+    return STF_SUCCESS;
+  }
   stf_request req = nullptr;
   if (int rc = core(stf_bcast_begin(A->ghost_sf, MPI_DOUBLE, x, A->ghost.data(), MPI_REPLACE, &req), "mult"))
     return rc;
@@ -200,17 +213,45 @@ extern "C" int stf_csr_mult(stf_csr A, const double *x, double *y) {
   return STF_SUCCESS;
 }
 
+extern "C" int stf_csr_mult_local(stf_csr A, const double *x, const double *ghost, double *y) {
+  if (int rc = check(A)) return rc;
+  if ((A->nlocal > 0 && (!x || !y)) || (A->nghost > 0 && !ghost)) return fail(STF_ERR_NULL, "x, ghost or y is NULL");
+  multiply(A->diag, x, y, false);
+  multiply(A->off, ghost, y, true);
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout) {
+  if (int rc = check(A)) return rc;
+  if (!layout) return fail(STF_ERR_NULL, "layout is NULL");
+  layout->diag_groups = A->diag.groups();
+  layout->diag_shared_rows = A->diag.shared_rows();
+  layout->off_rows = A->off.stored_rows();
+  layout->off_groups = A->off.groups();
+  layout->off_shared_rows = A->off.shared_rows();
+  return STF_SUCCESS;
+}
+
 extern "C" int stf_csr_mult_transpose(stf_csr A, const double *x, double *y) {
   if (int rc = check(A)) return rc;
   if (A->nlocal > 0 && (!x || !y)) return fail(STF_ERR_NULL, "x or y is NULL");
-  multiply_transpose(A->off, x, A->ghost_t.data(), A->nghost);
-  std::fill(A->work.begin(), A->work.end(), 0.0);
+  if (int rc = make_transposes(A)) return rc;
+  if (A->alone) {
+    multiply(A->diag_t, x, y, false);
+    return STF_SUCCESS;
+  }
+  multiply(A->off_t, x, A->ghost_t.data(), false);
   stf_request req = nullptr;
   if (int rc = core(stf_reduce_begin(A->ghost_sf, MPI_DOUBLE, A->ghost_t.data(), A->work.data(), MPI_SUM, &req),
                     "mult_transpose"))
     return rc;
-  multiply_transpose(A->diag, x, y, A->nlocal);
+  multiply(A->diag_t, x, y, false);
   if (int rc = core(stf_reduce_end(A->ghost_sf, &req), "mult_transpose")) return rc;
-  for (stf_int r = 0; r < A->nlocal; r++) y[r] += A->work[r];
+  // Only rows that are someone's ghost receive sums: add them and leave work
+  // zero for the next call.
+  for (stf_int r : A->ghosted_rows) {
+    y[r] += A->work[r];
+    A->work[r] = 0.0;
+  }
   return STF_SUCCESS;
 }

@@ -14,15 +14,18 @@ namespace stf_apps {
 
 // One block's product as kernel arguments; never changed once enqueued.
 struct BlockMult {
-  const stf_int *rowptr, *col;
-  const double *val, *x;
+  CsrView block;
+  const double *x;
   double *y;
   bool accumulate;  // y += B x instead of y = B x
 };
 
+// A block's arrays in device memory.
 struct DeviceBlock {
-  stf_int *rowptr = nullptr, *col = nullptr;
+  stf_int *rows = nullptr, *rowptr = nullptr, *col = nullptr, *seg = nullptr, *segcol = nullptr;
+  std::uint8_t *shape = nullptr;
   double *val = nullptr;
+  CsrView view;
 };
 
 struct CsrDevice {
@@ -38,13 +41,10 @@ struct CsrDevice {
 
 namespace {
 
-void block_mult(int64_t begin, int64_t end, void *ctx) {
+// A range of segments: the host product's kernel (csr_kernels.cpp).
+void segment_range(int64_t begin, int64_t end, void *ctx) {
   const BlockMult &m = *static_cast<const BlockMult *>(ctx);
-  for (int64_t r = begin; r < end; r++) {
-    double s = m.accumulate ? m.y[r] : 0.0;
-    for (stf_int k = m.rowptr[r]; k < m.rowptr[r + 1]; k++) s += m.val[k] * m.x[m.col[k]];
-    m.y[r] = s;
-  }
+  block_mult(m.block, m.x, m.y, m.accumulate, static_cast<stf_int>(begin), static_cast<stf_int>(end));
 }
 
 int core(int rc, const char *what) {
@@ -59,9 +59,17 @@ int upload(const std::vector<T> &host, T **dev) {
 }
 
 int upload_block(const CsrBlock &h, DeviceBlock *d) {
-  if (int rc = upload(h.rowptr, &d->rowptr)) return rc;
-  if (int rc = upload(h.col, &d->col)) return rc;
-  return upload(h.val, &d->val);
+  int rc = upload(h.rows, &d->rows);
+  if (!rc) rc = upload(h.rowptr, &d->rowptr);
+  if (!rc) rc = upload(h.col, &d->col);
+  if (!rc) rc = upload(h.seg, &d->seg);
+  if (!rc) rc = upload(h.segcol, &d->segcol);
+  if (!rc) rc = upload(h.shape, &d->shape);
+  if (!rc) rc = upload(h.val, &d->val);
+  if (rc) return rc;
+  d->view = CsrView{h.nseg(), h.rows.empty() ? nullptr : d->rows, d->rowptr, d->col, d->seg, d->segcol, d->shape,
+                    d->val};
+  return STF_SUCCESS;
 }
 
 // The diagonal and off-diagonal products for this x and y.
@@ -70,8 +78,8 @@ BlockMult *args_for(stf_csr A, const double *x, double *y) {
   auto &slot = d.args[{x, y}];
   if (!slot) {
     slot.reset(new BlockMult[2]);
-    slot[0] = BlockMult{d.diag.rowptr, d.diag.col, d.diag.val, x, y, false};
-    slot[1] = BlockMult{d.off.rowptr, d.off.col, d.off.val, d.ghost, y, true};
+    slot[0] = BlockMult{d.diag.view, x, y, false};
+    slot[1] = BlockMult{d.off.view, d.ghost, y, true};
   }
   return slot.get();
 }
@@ -84,8 +92,8 @@ long long host_waits(stf_sf sf) {
   return st.device_stream_syncs + st.device_syncs + st.device_event_syncs;
 }
 
-int launch(stf_stream s, stf_int n, BlockMult *m) {
-  return core(stf_device_launch(s, n, block_mult, m), "stf_csr_mult_device: launch");
+int launch(stf_stream s, BlockMult *m) {
+  return core(stf_device_launch(s, m->block.nseg, segment_range, m), "stf_csr_mult_device: launch");
 }
 
 }  // namespace
@@ -102,10 +110,12 @@ int release_device(stf_csr A) {
   }
   if (d->x_ready) stf_event_destroy(d->x_ready);
   if (d->diag_done) stf_event_destroy(d->diag_done);
-  for (void *p : {static_cast<void *>(d->diag.rowptr), static_cast<void *>(d->diag.col),
-                  static_cast<void *>(d->diag.val), static_cast<void *>(d->off.rowptr),
-                  static_cast<void *>(d->off.col), static_cast<void *>(d->off.val), static_cast<void *>(d->ghost)})
-    if (p) stf_device_free(p);
+  for (DeviceBlock *b : {&d->diag, &d->off})
+    for (void *p : {static_cast<void *>(b->rows), static_cast<void *>(b->rowptr), static_cast<void *>(b->col),
+                    static_cast<void *>(b->seg), static_cast<void *>(b->segcol), static_cast<void *>(b->shape),
+                    static_cast<void *>(b->val)})
+      if (p) stf_device_free(p);
+  if (d->ghost) stf_device_free(d->ghost);
   delete d;
   return rc;
 }
@@ -155,7 +165,7 @@ extern "C" int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_cs
     // starts from there on the second stream, before begin's wait.
     if (int rc = core(stf_event_record(d.x_ready, nullptr), "stf_csr_mult_device")) return rc;
     if (int rc = core(stf_stream_wait_event(d.second, d.x_ready), "stf_csr_mult_device")) return rc;
-    if (int rc = launch(d.second, A->nlocal, &m[0])) return rc;
+    if (int rc = launch(d.second, &m[0])) return rc;
   }
   const long long w0 = host_waits(A->ghost_sf);
   stf_request req = nullptr;
@@ -163,7 +173,7 @@ extern "C" int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_cs
     return rc;
   const long long w1 = host_waits(A->ghost_sf);
   if (variant != STF_CSR_MULT_TWO_STREAMS)
-    if (int rc = launch(nullptr, A->nlocal, &m[0])) return rc;
+    if (int rc = launch(nullptr, &m[0])) return rc;
   if (int rc = core(stf_bcast_end(A->ghost_sf, &req), "stf_csr_mult_device")) return rc;
   const long long w2 = host_waits(A->ghost_sf);
   if (variant == STF_CSR_MULT_TWO_STREAMS) {
@@ -171,7 +181,7 @@ extern "C" int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_cs
     if (int rc = core(stf_event_record(d.diag_done, d.second), "stf_csr_mult_device")) return rc;
     if (int rc = core(stf_stream_wait_event(nullptr, d.diag_done), "stf_csr_mult_device")) return rc;
   }
-  if (int rc = launch(nullptr, A->nlocal, &m[1])) return rc;
+  if (int rc = launch(nullptr, &m[1])) return rc;
   d.counts.mults++;
   d.counts.waits_in_begin += w1 - w0;
   d.counts.waits_in_end += w2 - w1;

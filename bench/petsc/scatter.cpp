@@ -1,15 +1,24 @@
-// SpMV communication on real matrices: the ghost columns of one row
-// partition (stf_csr_create, split by nonzeros) gathered by a PETSc
-// VecScatter, by the starforest ghost SF and by hand-written MPI; and the
-// full product by PETSc MatMult (MPIAIJ on the same rows), stf_csr_mult and
-// the hand-written MPI SpMV.
+// SpMV on real matrices: the ghost columns of one row partition
+// (stf_csr_create, split by nonzeros) gathered by a PETSc VecScatter, by the
+// starforest ghost SF and by hand-written MPI; the full product by PETSc
+// MatMult (MPIAIJ on the same rows), stf_csr_mult and the hand-written MPI
+// SpMV; the transposed product by MatMultTranspose and
+// stf_csr_mult_transpose; and the local product alone (ghost values at
+// hand, all ranks at once) by PETSc's own diagonal and off-diagonal SeqAIJ
+// blocks (MatMult + MatMultAdd), stf_csr_mult_local and the hand-written
+// plain row loop, with STREAM's triad in the same rounds as the bandwidth
+// yardstick.
 #include <starforest.h>
 #include <stf_apps.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <string>
+#include <utility>
 
+#include "bandwidth.h"
 #include "check.h"
 #include "matmult_mpi.h"
 #include "compare.h"
@@ -61,7 +70,39 @@ Mat petsc_matrix(const stf_coo &g, int64_t first, PetscInt nlocal) {
   return A;
 }
 
-void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog &log) {
+// PETSc's local product: this rank's diagonal and off-diagonal SeqAIJ
+// blocks of an MPIAIJ matrix (the diagonal block alone on one rank), on
+// sequential vectors around the caller's arrays.
+struct PetscLocal {
+  Mat diag = nullptr, off = nullptr;
+  Vec x = nullptr, ghost = nullptr, y = nullptr;
+  PetscLocal(Mat A, int size, PetscInt nlocal, PetscInt nghost, const double *xa, const double *ga, double *ya,
+             const int64_t *cols) {
+    const PetscInt *garray = nullptr;
+    if (size == 1) diag = A;
+    else CHECK_PETSC(MatMPIAIJGetSeqAIJ(A, &diag, &off, &garray));
+    PetscInt ncols = 0;
+    if (off) CHECK_PETSC(MatGetSize(off, nullptr, &ncols));
+    // Its off-diagonal columns must be our ghosts, in the same order.
+    long differ = off ? ncols != nghost : nghost != 0;
+    for (PetscInt k = 0; !differ && off && k < nghost; ++k) differ = garray[k] != cols[k];
+    require(differ, "PETSc's off-diagonal columns differ from the ghost columns");
+    CHECK_PETSC(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nlocal, xa, &x));
+    CHECK_PETSC(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nghost, ga, &ghost));
+    CHECK_PETSC(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nlocal, ya, &y));
+  }
+  ~PetscLocal() {
+    VecDestroy(&x);
+    VecDestroy(&ghost);
+    VecDestroy(&y);
+  }
+  void operator()() {
+    CHECK_PETSC(MatMult(diag, x, y));
+    if (off) CHECK_PETSC(MatMultAdd(off, ghost, y, y));
+  }
+};
+
+void one_matrix(const CompareOptions &o, const std::string &path, bench::Triad &triad, bench::JsonLog &log) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -73,7 +114,8 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
   CHECK_APPS(stf_csr_create(MPI_COMM_WORLD, &g, STF_PARTITION_NNZ, &A));
   int64_t first = 0;
   stf_int nlocal = 0, nghost = 0;
-  CHECK_APPS(stf_csr_get_info(A, nullptr, &nlocal, &first, &nghost, nullptr));
+  int64_t nnz_local = 0;
+  CHECK_APPS(stf_csr_get_info(A, nullptr, &nlocal, &first, &nghost, &nnz_local));
   const int64_t *cols = nullptr;
   stf_sf sf = nullptr;
   CHECK_APPS(stf_csr_get_ghost_columns(A, &cols));
@@ -97,7 +139,7 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
   Mat PA = petsc_matrix(g, first, nlocal);
 
   std::vector<double> x(nlocal), ghost(nghost), y(nlocal), want_ghost(nghost), want_y(nlocal, 0.0),
-      scale(nlocal, 0.0);
+      scale(nlocal, 0.0), want_yt(nlocal, 0.0), scale_t(nlocal, 0.0);
   for (stf_int i = 0; i < nlocal; ++i) x[i] = x_value(first + i);
   PetscScalar *pa;
   CHECK_PETSC(VecGetArray(px, &pa));
@@ -105,10 +147,15 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
   CHECK_PETSC(VecRestoreArray(px, &pa));
   for (stf_int i = 0; i < nghost; ++i) want_ghost[i] = x_value(cols[i]);
   for (int64_t k = 0; k < g.nnz; ++k) {
-    int64_t r = g.row[k] - first;
-    if (r < 0 || r >= nlocal) continue;
-    want_y[r] += g.val[k] * x_value(g.col[k]);
-    scale[r] += std::fabs(g.val[k] * x_value(g.col[k]));
+    int64_t r = g.row[k] - first, c = g.col[k] - first;
+    if (r >= 0 && r < nlocal) {
+      want_y[r] += g.val[k] * x_value(g.col[k]);
+      scale[r] += std::fabs(g.val[k] * x_value(g.col[k]));
+    }
+    if (c >= 0 && c < nlocal) {
+      want_yt[c] += g.val[k] * x_value(g.row[k]);
+      scale_t[c] += std::fabs(g.val[k] * x_value(g.row[k]));
+    }
   }
 
   auto petsc_scatter = [&] {
@@ -120,6 +167,12 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
   auto petsc_mult = [&] { CHECK_PETSC(MatMult(PA, px, py)); };
   auto stf_mult = [&] { CHECK_APPS(stf_csr_mult(A, x.data(), y.data())); };
   auto mpi_mult = [&] { mpi->mult(x.data(), y.data()); };
+  auto petsc_mult_t = [&] { CHECK_PETSC(MatMultTranspose(PA, px, py)); };
+  auto stf_mult_t = [&] { CHECK_APPS(stf_csr_mult_transpose(A, x.data(), y.data())); };
+  PetscLocal petsc_local_product(PA, size, nlocal, nghost, x.data(), want_ghost.data(), y.data(), cols);
+  auto petsc_local = [&] { petsc_local_product(); };
+  auto stf_local = [&] { CHECK_APPS(stf_csr_mult_local(A, x.data(), want_ghost.data(), y.data())); };
+  auto mpi_local = [&] { mpi->mult_local(x.data(), want_ghost.data(), y.data()); };
 
   // Verify all six before timing.
   auto ghost_wrong = [&](const double *v) {
@@ -127,9 +180,10 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
     for (stf_int i = 0; i < nghost; ++i) bad += v[i] != want_ghost[i];
     return bad;
   };
-  auto y_wrong = [&](const double *v) {
+  auto y_wrong = [&](const double *v, bool transposed = false) {
+    const std::vector<double> &want = transposed ? want_yt : want_y, &sc = transposed ? scale_t : scale;
     long bad = 0;
-    for (stf_int i = 0; i < nlocal; ++i) bad += !(std::fabs(v[i] - want_y[i]) <= 1e-12 * scale[i]);
+    for (stf_int i = 0; i < nlocal; ++i) bad += !(std::fabs(v[i] - want[i]) <= 1e-12 * sc[i]);
     return bad;
   };
   petsc_scatter();
@@ -149,29 +203,64 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
   require(y_wrong(y.data()), name + ": stf_csr_mult");
   mpi_mult();
   require(y_wrong(y.data()), name + ": mpi spmv");
+  petsc_mult_t();
+  CHECK_PETSC(VecGetArrayRead(py, &ra));
+  require(y_wrong(ra, true), name + ": petsc MatMultTranspose");
+  CHECK_PETSC(VecRestoreArrayRead(py, &ra));
+  stf_mult_t();
+  require(y_wrong(y.data(), true), name + ": stf_csr_mult_transpose");
+  const std::pair<std::function<void()>, const char *> locals[] = {
+      {petsc_local, "petsc local"}, {stf_local, "stf_csr_mult_local"}, {mpi_local, "mpi local"}};
+  for (const auto &[local, who] : locals) {
+    std::fill(y.begin(), y.end(), -1.0);
+    local();
+    require(y_wrong(y.data()), name + ": " + who);
+  }
 
+  // The bytes of one local product over all ranks.
+  double bytes = bench::csr_product_bytes(nnz_local, nlocal, nghost);
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const char *impl[3] = {"mpi", "petsc", "starforest"};
   const char *transport[3] = {"none", "petscsf-basic", "basic"};
-  for (const char *phase : {"ghost", "spmv"}) {
-    bool spmv = phase[0] == 's';
-    std::vector<bench::Stats> st =
-        spmv ? bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, {mpi_mult, petsc_mult, stf_mult})
-             : bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, {mpi_scatter, petsc_scatter, stf_scatter});
-    for (int k = 0; k < 3; ++k) {
+  for (const std::string phase : {"ghost", "spmv", "spmvT", "local"}) {
+    // spmvT has no hand-written baseline; local times STREAM's triad with
+    // the three (one call per round).
+    std::vector<std::function<void()>> calls;
+    if (phase == "ghost") calls = {mpi_scatter, petsc_scatter, stf_scatter};
+    if (phase == "spmv") calls = {mpi_mult, petsc_mult, stf_mult};
+    if (phase == "spmvT") calls = {[] {}, petsc_mult_t, stf_mult_t};
+    if (phase == "local") calls = {mpi_local, petsc_local, stf_local, [&triad] { triad(); }};
+    std::vector<long> counts(calls.size(), o.iters);
+    if (phase == "local") counts.back() = 1;
+    std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, counts, calls);
+    const bool local = phase == "local";
+    const double triad_gbps = local ? triad.bytes() / st.back().us / 1e3 : 0;
+    for (int k = phase == "spmvT" ? 1 : 0; k < 3; ++k) {
       bench::Record r;
       r.timing("petsc_scatter", impl[k], g.nrows, size, st[k])
           .str("matrix", name)
           .str("phase", phase)
           .str("memory", "host")
-          .str("transport", transport[k])
+          .str("transport", local ? "none" : transport[k])
           .integer("nnz", g.nnz)
           .num("ratio_to_petsc", st[k].us / st[1].us);
+      if (local)
+        r.num("gbps", bytes / st[k].us / 1e3)
+            .num("bound_ratio", bytes / st[k].us / 1e3 / triad_gbps)
+            .num("stream_gbps", triad_gbps);
       log.add(r);
     }
-    if (rank == 0)
-      std::printf("%-12s %-6s %24s %24s %24s %9.2f %9.2f\n", name.c_str(), phase, bench::range_text(st[0]).c_str(),
-                  bench::range_text(st[1]).c_str(), bench::range_text(st[2]).c_str(), st[2].us / st[1].us,
-                  st[2].us / st[0].us);
+    if (rank != 0) continue;
+    const std::string mpi_text = phase == "spmvT" ? "-" : bench::range_text(st[0]);
+    const std::string stf_mpi = phase == "spmvT" ? "-" : std::to_string(st[2].us / st[0].us).substr(0, 4);
+    std::printf("%-12s %-6s %24s %24s %24s %9.2f %9s", name.c_str(), phase.c_str(), mpi_text.c_str(),
+                bench::range_text(st[1]).c_str(), bench::range_text(st[2]).c_str(), st[2].us / st[1].us,
+                stf_mpi.c_str());
+    if (local)
+      std::printf("  stf %.2f GB/s = %.2f, petsc %.2f = %.2f of triad %.2f GB/s", bytes / st[2].us / 1e3,
+                  bytes / st[2].us / 1e3 / triad_gbps, bytes / st[1].us / 1e3, bytes / st[1].us / 1e3 / triad_gbps,
+                  triad_gbps);
+    std::printf("\n");
   }
 
   CHECK_PETSC(MatDestroy(&PA));
@@ -189,9 +278,13 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::JsonLog
 void compare_scatter(const CompareOptions &o, bench::JsonLog &log) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  bench::Triad triad(MPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("\n# scatter: ghost exchange (VecScatter / ghost-SF bcast / MPI) and SpMV (MatMult / stf_csr_mult / "
-                "MPI), rows split by nonzeros; us per call (slowest rank), median of %d rounds of %d\n",
+    std::printf("\n# scatter: ghost exchange (VecScatter / ghost-SF bcast / MPI), SpMV (MatMult / stf_csr_mult / "
+                "MPI), transposed SpMV (MatMultTranspose / stf_csr_mult_transpose) and local product (PETSc's "
+                "SeqAIJ blocks / stf_csr_mult_local / plain row loop), rows split by nonzeros; us per call "
+                "(slowest rank), median of %d rounds of %d; local: GB/s = CSR product bytes / time, against "
+                "STREAM's triad in the same rounds\n",
                 o.rounds, o.iters);
     std::printf("%-12s %-6s %24s %24s %24s %9s %9s\n", "matrix", "phase", "mpi", "petsc", "starforest",
                 "stf/petsc", "stf/mpi");
@@ -202,7 +295,7 @@ void compare_scatter(const CompareOptions &o, bench::JsonLog &log) {
     // so that the quick test passes on machines without the matrices.
     if (FILE *f = std::fopen(path.c_str(), "rb")) {
       std::fclose(f);
-      one_matrix(o, path, log);
+      one_matrix(o, path, triad, log);
     } else if (rank == 0) {
       std::printf("%-12s skipped: cannot open %s\n", m.c_str(), path.c_str());
     }
