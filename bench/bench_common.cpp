@@ -1,5 +1,7 @@
 #include "bench_common.h"
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -125,6 +127,19 @@ std::string range_text(const Stats &s) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%.2f [%.2f..%.2f]", s.us, s.min_us, s.max_us);
   return buf;
+}
+
+std::vector<std::string> matrix_names(const std::string &dir) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d)) {
+      const std::string f = e->d_name;
+      if (f.size() > 7 && f.compare(f.size() - 7, 7, ".mtx.gz") == 0) names.push_back(f.substr(0, f.size() - 7));
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace bench

@@ -78,4 +78,8 @@ std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, const std::vector<lo
 // "12.34 [11.90..13.10]": the median with the range, for tables.
 std::string range_text(const Stats &s);
 
+// The matrices of a directory: the *.mtx.gz files' names without the
+// suffix, sorted (none if it cannot be read).
+std::vector<std::string> matrix_names(const std::string &dir);
+
 }  // namespace bench

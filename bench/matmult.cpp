@@ -123,19 +123,6 @@ int parse(int argc, char **argv, Options &o) {
   return 0;
 }
 
-std::vector<std::string> list_dir(const std::string &dir) {
-  std::vector<std::string> out;
-  if (DIR *d = opendir(dir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 7 && n.compare(n.size() - 7, 7, ".mtx.gz") == 0) out.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::string path_of(const Options &o, const std::string &m) {
   if (m.find('/') != std::string::npos) return m;
   bool has_ext = m.size() > 4 && (m.find(".mtx") != std::string::npos);
@@ -393,7 +380,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (opt.matrices.empty())
-    for (const std::string &f : list_dir(opt.dir)) paths.push_back(f);
+    for (const std::string &f : bench::matrix_names(opt.dir)) paths.push_back(f);
   for (std::string &m : paths) m = path_of(opt, m);
   if (paths.empty() && stencils.empty()) {
     if (rank == 0) std::fprintf(stderr, "matmult: no *.mtx.gz in %s (use --dir or --matrices)\n", opt.dir.c_str());

@@ -1,5 +1,4 @@
 // petsc_compare: starforest side by side with PETSc (see compare.h).
-#include <dirent.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,20 +12,6 @@
 #endif
 
 namespace {
-
-// Names of the *.mtx.gz files in dir, sorted.
-std::vector<std::string> matrix_files(const std::string &dir) {
-  std::vector<std::string> names;
-  if (DIR *d = opendir(dir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      const std::string f = e->d_name;
-      if (f.size() > 7 && f.compare(f.size() - 7, 7, ".mtx.gz") == 0) names.push_back(f.substr(0, f.size() - 7));
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 void usage(const char *prog) {
   std::printf(
@@ -77,7 +62,7 @@ int main(int argc, char **argv) {
         if (!m.empty()) o.matrices.push_back(m);
     } else bad = true;
   }
-  if (o.matrices.empty()) o.matrices = matrix_files(o.dir);
+  if (o.matrices.empty()) o.matrices = bench::matrix_names(o.dir);
   bad |= pattern != "all" && pattern != "pingpong" && pattern != "dmda" && pattern != "scatter";
   bad |= o.max_size < 8 || !(o.iters_scale > 0) || o.n2d < 4 || o.iters < 1 || o.rounds < 1;
   if (help || bad) {
