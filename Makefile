@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 MPIENV = . scripts/mpienv.sh
 
-.PHONY: all deps build test test-sanitize test-device-tsan demo bench-petsc clean
+.PHONY: all deps build test test-cluster test-sanitize test-device-tsan demo bench-petsc clean
 
 all: build
 
@@ -18,9 +18,15 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Every test: unit tests and the MPI oracle suite on 1..8 ranks.
+# Every test on this host: unit tests and the MPI oracle suite on 1..8 ranks.
 test: build
-	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE cluster
+
+# The suite across hosts (label cluster): a cluster of network namespaces
+# that the tests bring up and take down (scripts/cluster; needs root, else
+# the tests report themselves skipped).
+test-cluster: build
+	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L cluster
 
 # The MPI suite under AddressSanitizer + UndefinedBehaviorSanitizer (2 and 4 ranks).
 test-sanitize: deps

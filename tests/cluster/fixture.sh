@@ -12,7 +12,7 @@ case "${1:-}" in
   up)
     hosts="$2" dir="$3"
     if ! why=$("$cluster" check 2>&1); then
-      echo "cluster tests skipped: $why"
+      echo "cluster tests skipped: ${why#cluster: }"
       exit 77
     fi
     if "$cluster" status >/dev/null; then

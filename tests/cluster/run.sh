@@ -4,11 +4,11 @@
 # A cluster that should be up and is not (the fixture failed) is a failure.
 set -euo pipefail
 cluster="$(cd "$(dirname "$0")/../.." && pwd)/scripts/cluster"
+if ! why=$("$cluster" check 2>&1); then
+  echo "skipped: ${why#cluster: }"
+  exit 77
+fi
 if ! "$cluster" status >/dev/null; then
-  if ! why=$("$cluster" check 2>&1); then
-    echo "skipped: $why"
-    exit 77
-  fi
   echo "the cluster is down (its fixture, cluster_up, should have brought it up)" >&2
   exit 1
 fi
