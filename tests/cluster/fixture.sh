@@ -6,7 +6,7 @@
 #                          cluster that was up before the tests stays up
 set -euo pipefail
 cluster="$(cd "$(dirname "$0")/../.." && pwd)/scripts/cluster"
-marker=cluster-made-by-tests
+marker="cluster-made-by-tests"
 
 case "${1:-}" in
   up)
