@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 MPIENV = . scripts/mpienv.sh
 
-.PHONY: all deps build test test-sanitize test-device-tsan test-mpich demo bench-petsc clean
+.PHONY: all deps build test test-cluster test-sanitize test-device-tsan test-mpich demo bench-petsc clean
 
 all: build
 
@@ -18,9 +18,15 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Every test: unit tests and the MPI oracle suite on 1..8 ranks.
+# Every test on this host: unit tests and the MPI oracle suite on 1..8 ranks.
 test: build
-	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE cluster
+
+# The suite across hosts (label cluster): a cluster of network namespaces
+# that the tests bring up and take down (scripts/cluster; needs root, else
+# the tests report themselves skipped).
+test-cluster: build
+	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L cluster
 
 # The MPI suite under AddressSanitizer + UndefinedBehaviorSanitizer (1, 2 and 4
 # ranks; the 20,000-SF test on 2 only: slow under ASan).
@@ -49,7 +55,7 @@ test-device-tsan: deps
 # time slices (minutes in all).
 MPICH_BUILD ?= build-mpich
 test-mpich:
-	@scripts/install-deps.sh mpich libmpich-dev
+	@scripts/install-deps.sh --mpich
 	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=Release -DSTF_BUILD_BENCH=OFF -DSTF_CUDA=OFF \
 	  -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
 	  -DSTF_MPIEXEC_FLAGS=

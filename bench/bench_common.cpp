@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace bench {
 
@@ -75,6 +76,8 @@ Record &Record::timing(const std::string &benchmark, const std::string &impl, lo
       .str("impl", impl)
       .integer("size", size)
       .integer("ranks", ranks)
+      .integer("hosts", host_layout(ranks).hosts)
+      .str("ranks_per_host", host_layout(ranks).ranks_per_host)
       .num("us", s.us)
       .num("min_us", s.min_us)
       .num("max_us", s.max_us)
@@ -121,6 +124,57 @@ std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, const std::vector<lo
   std::vector<Stats> out;
   for (size_t i = 0; i < n; ++i) out.push_back(summarize(samples[i], iters[i] * rounds));
   return out;
+}
+
+std::vector<int> host_of_ranks(MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm local;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int leader = rank;  // a host is named by its lowest rank
+  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, local);
+  MPI_Comm_free(&local);
+  std::vector<int> leaders(size);
+  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
+  std::vector<int> sorted = leaders, host(size);
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (int r = 0; r < size; ++r)
+    host[r] = (int)(std::lower_bound(sorted.begin(), sorted.end(), leaders[r]) - sorted.begin());
+  return host;
+}
+
+HostLayout layout_of(const std::vector<int> &host_of) {
+  HostLayout l;
+  l.hosts = host_of.empty() ? 0 : *std::max_element(host_of.begin(), host_of.end()) + 1;
+  std::vector<int> count(l.hosts, 0);
+  for (int h : host_of) ++count[h];
+  for (int h = 0; h < l.hosts; ++h) l.ranks_per_host += (h ? "," : "") + std::to_string(count[h]);
+  return l;
+}
+
+namespace {
+bool layout_set = false;
+HostLayout layout_given;
+}  // namespace
+
+void set_host_layout(const HostLayout &layout) {
+  layout_given = layout;
+  layout_set = true;
+}
+
+HostLayout host_layout(int ranks) {
+  if (layout_set) return layout_given;
+  HostLayout l;
+  const char *hosts = std::getenv("STF_CLUSTER_HOSTS"), *per_host = std::getenv("STF_CLUSTER_RANKS_PER_HOST");
+  if (hosts && per_host && std::atoi(hosts) > 0) {
+    l.hosts = std::atoi(hosts);
+    l.ranks_per_host = per_host;
+  } else {
+    l.ranks_per_host = std::to_string(ranks);
+  }
+  return l;
 }
 
 std::string range_text(const Stats &s) {

@@ -31,7 +31,7 @@ class Record {
   Record &integer(const std::string &key, long long value);
   Record &boolean(const std::string &key, bool value);
   Record &object(const std::string &key, const Record &value);  // a nested object
-  // benchmark, impl, size, ranks, us, min_us, max_us, iterations.
+  // benchmark, impl, size, ranks, hosts, ranks_per_host, us, min_us, max_us, iterations.
   Record &timing(const std::string &benchmark, const std::string &impl, long long size, int ranks,
                  const Stats &s);
   std::string text() const;
@@ -39,6 +39,25 @@ class Record {
  private:
   std::vector<std::pair<std::string, std::string>> fields_;  // key, JSON value
 };
+
+// Where the ranks of the run live, for every record's `hosts` and
+// `ranks_per_host` (ranks on each host in host order, "2,1,2").
+struct HostLayout {
+  int hosts = 1;
+  std::string ranks_per_host;
+};
+
+// Collective over comm: each rank's host index (0, 1, ... in the order of
+// the hosts' lowest ranks), from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
+std::vector<int> host_of_ranks(MPI_Comm comm);
+// The layout those indices describe.
+HostLayout layout_of(const std::vector<int> &host_of);
+// The layout the records report: the one set here (by a benchmark that
+// measured it), else the one scripts/cluster run exports
+// (STF_CLUSTER_HOSTS, STF_CLUSTER_RANKS_PER_HOST), else one host with
+// every rank.
+void set_host_layout(const HostLayout &layout);
+HostLayout host_layout(int ranks);
 
 // Collects records and writes them as a JSON array. Call write() on one rank.
 class JsonLog {

@@ -19,6 +19,13 @@
 // emulated device's memory (stf_device_malloc): the SF then packs and unpacks
 // with device kernels and hands device pointers to MPI.
 //
+// On more than 2 ranks (e.g. a cluster from scripts/cluster, several hosts)
+// rank 0 pings, one pair after the other, the first rank on its own host
+// ("in-host") and the first rank on another host ("between-hosts"), as
+// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) sees the hosts; each pair runs
+// the variant on a 2-rank communicator while the other ranks sleep in a
+// barrier, and a last table puts the pairs side by side.
+//
 // Methodology (as in common MPI latency benchmarks): warm-up iterations, then
 // 10,000 iterations up to 8 KiB and 1,000 above; one-way latency = round trip
 // / 2. Because the machine may be noisy, the two implementations are
@@ -28,6 +35,8 @@
 
 #include "bench_common.h"
 #include "check.h"
+
+#include <time.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,6 +50,9 @@
 namespace {
 
 constexpr int kTag = 17;
+
+// The two ranks being measured (all of MPI_COMM_WORLD on 2 ranks).
+MPI_Comm g_pair = MPI_COMM_WORLD;
 constexpr long kLargeFrom = 8192;  // sizes above this use the "large" counts
 
 enum class Variant { pingpong, newpingpong, unpack, scatter };
@@ -59,9 +71,10 @@ struct Options {
 
 void usage(const char *prog) {
   std::printf(
-      "usage: mpiexec -n 2 %s [--variant V] [--mem host|emu] [--type T] [--max-size BYTES]\n"
+      "usage: mpiexec -n 2 (or more) %s [--variant V] [--mem host|emu] [--type T] [--max-size BYTES]\n"
       "                       [--iters-scale F] [--rounds R] [--json FILE]\n"
       "  Ping-pong latency of a 2-rank starforest against MPI_Send/MPI_Recv, sizes 8 B .. max-size.\n"
+      "  On more ranks: rank 0 with the first rank on its host and with the first on another host.\n"
       "  --variant V       pingpong (default), newpingpong (separate root and leaf arrays),\n"
       "                    unpack (MPI_SUM on doubles), scatter (plus self edges on rank 0)\n"
       "  --mem M           host (default) or emu: buffers in emulated-device memory\n"
@@ -163,11 +176,11 @@ struct Buffers {
 // One MPI round trip of size bytes: 0 -> 1 -> 0.
 void mpi_roundtrip(int rank, char *buf, long size) {
   if (rank == 0) {
-    MPI_Send(buf, (int)size, MPI_BYTE, 1, kTag, MPI_COMM_WORLD);
-    MPI_Recv(buf, (int)size, MPI_BYTE, 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(buf, (int)size, MPI_BYTE, 1, kTag, g_pair);
+    MPI_Recv(buf, (int)size, MPI_BYTE, 1, kTag, g_pair, MPI_STATUS_IGNORE);
   } else {
-    MPI_Recv(buf, (int)size, MPI_BYTE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Send(buf, (int)size, MPI_BYTE, 0, kTag, MPI_COMM_WORLD);
+    MPI_Recv(buf, (int)size, MPI_BYTE, 0, kTag, g_pair, MPI_STATUS_IGNORE);
+    MPI_Send(buf, (int)size, MPI_BYTE, 0, kTag, g_pair);
   }
 }
 
@@ -178,8 +191,8 @@ struct PersistentRoundtrip {
   MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
   int rank;
   PersistentRoundtrip(int r, char *buf, long size) : rank(r) {
-    MPI_Send_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, MPI_COMM_WORLD, &send);
-    MPI_Recv_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, MPI_COMM_WORLD, &recv);
+    MPI_Send_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, g_pair, &send);
+    MPI_Recv_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, g_pair, &recv);
   }
   ~PersistentRoundtrip() {
     MPI_Request_free(&send);
@@ -205,7 +218,7 @@ void sf_roundtrip(stf_sf sf, const Setup &s, Buffers &b) {
 // n units: rank 0 owns n roots (and n self leaves for scatter), rank 1 n leaves.
 stf_sf make_sf(int rank, stf_int n, const Setup &s, const std::string &type) {
   stf_sf sf = nullptr;
-  CHECK_STF(stf_create(MPI_COMM_WORLD, &sf));
+  CHECK_STF(stf_create(g_pair, &sf));
   CHECK_STF(stf_set_type(sf, type.c_str()));
   stf_int nroots = rank == 0 ? n : 0;
   stf_int nleaves = rank == 1 || s.self_leaves ? n : 0;
@@ -274,12 +287,12 @@ void verify(int rank, stf_sf sf, const Setup &s, Buffers &b, long size) {
 // ends every round trip, so its clock is the one to use.
 template <class F>
 double time_us(long iters, F &&roundtrip) {
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(g_pair);
   double t0 = MPI_Wtime();
   for (long i = 0; i < iters; ++i) roundtrip();
   CHECK_STF(stf_device_synchronize());  // device results count (no-op on host)
   double t = MPI_Wtime() - t0;
-  MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&t, 1, MPI_DOUBLE, 0, g_pair);
   return t / (double)iters / 2.0 * 1e6;
 }
 
@@ -294,7 +307,7 @@ void print_counters(int rank, stf_sf sf, const Setup &s, Buffers &b, long size) 
                     st.messages_received, st.device_kernel_launches, st.device_stream_syncs,
                     st.bytes_unpacked};
   long long all[16];
-  MPI_Gather(v, 8, MPI_LONG_LONG, all, 8, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  MPI_Gather(v, 8, MPI_LONG_LONG, all, 8, MPI_LONG_LONG, 0, g_pair);
   if (rank == 0)
     for (int r = 0; r < 2; ++r) {
       long long *c = all + 8 * r;
@@ -302,6 +315,135 @@ void print_counters(int rank, stf_sf sf, const Setup &s, Buffers &b, long size) 
                   "sent %lld, received %lld, device kernels %lld, stream waits %lld\n",
                   size, r, c[0], c[1], c[7], c[2], c[3], c[4], c[5], c[6]);
     }
+}
+
+// One measured pair: rank 0 of MPI_COMM_WORLD and `peer`.
+struct Pair {
+  const char *label;  // "in-host" or "between-hosts"
+  int peer;
+};
+
+// The pairs to measure: on 2 ranks the only one; on more, rank 0 with the
+// first rank on its host and with the first rank on another host.
+std::vector<Pair> choose_pairs(const std::vector<int> &host_of) {
+  auto label = [&](int r) { return host_of[r] == host_of[0] ? "in-host" : "between-hosts"; };
+  if (host_of.size() == 2) return {Pair{label(1), 1}};
+  std::vector<Pair> pairs;
+  for (int want_same = 1; want_same >= 0; --want_same)
+    for (int r = 1; r < (int)host_of.size(); ++r)
+      if ((host_of[r] == host_of[0]) == (want_same == 1)) {
+        pairs.push_back(Pair{label(r), r});
+        break;
+      }
+  return pairs;
+}
+
+// A barrier that sleeps: ranks waiting for other pairs leave the cores to
+// them (a blocking MPI_Barrier spins).
+void quiet_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  MPI_Ibarrier(comm, &req);
+  int done = 0;
+  const timespec nap{0, 200000};
+  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE), !done) nanosleep(&nap, nullptr);
+}
+
+// Median mpi and starforest latency per size (rank 0 of the pair).
+struct PairResult {
+  std::vector<bench::Stats> mpi, sf;
+};
+
+PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::string &name,
+                    const std::vector<long> &sizes, const Pair &pair, int nranks, bench::JsonLog &log) {
+  PairResult out;
+  Buffers b(sizes.back(), s.alias_buffers);
+  if (rank == 0) {
+    std::printf("# %s: ranks 0 and %d (%s) of %d, %s units, bcast+reduce (%s), transport %s, %s memory, vs %s\n",
+                name.c_str(), pair.peer, pair.label, nranks, s.unit_name, s.op_name, opt.type.c_str(),
+                opt.mem.c_str(), opt.persistent ? "persistent MPI_Start/MPI_Wait" : "MPI_Send/Recv");
+    std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n", opt.rounds);
+    std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
+                "sf/mpi", "overhead");
+  }
+
+  for (long size : sizes) {
+    bool large = size > kLargeFrom;
+    long warmup = std::max(1L, std::lround((large ? 10 : 100) * std::min(1.0, opt.iters_scale)));
+    long iters = std::lround((large ? 1000 : 10000) * opt.iters_scale);
+    long per_round = std::max(1L, iters / opt.rounds);
+
+    stf_sf sf = make_sf(rank, (stf_int)(size / s.unit_bytes), s, opt.type);
+    verify(rank, sf, s, b, size);
+
+    PersistentRoundtrip persistent(rank, b.root, size);
+    auto mpi_rt = [&] {
+      if (opt.persistent) persistent();
+      else mpi_roundtrip(rank, b.root, size);
+    };
+    auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
+    for (long i = 0; i < warmup; ++i) mpi_rt();
+    for (long i = 0; i < warmup; ++i) sf_rt();
+
+    // Alternate which implementation goes first so that neither one
+    // systematically benefits from a warm cache or a quiet moment.
+    std::vector<double> t_mpi, t_sf;
+    for (int r = 0; r < opt.rounds; ++r) {
+      if (r % 2 == 0) {
+        t_mpi.push_back(time_us(per_round, mpi_rt));
+        t_sf.push_back(time_us(per_round, sf_rt));
+      } else {
+        t_sf.push_back(time_us(per_round, sf_rt));
+        t_mpi.push_back(time_us(per_round, mpi_rt));
+      }
+    }
+    if (size == sizes.back()) print_counters(rank, sf, s, b, size);
+    CHECK_STF(stf_destroy(&sf));
+
+    bench::Stats m = bench::summarize(t_mpi, per_round * opt.rounds);
+    bench::Stats f = bench::summarize(t_sf, per_round * opt.rounds);
+    out.mpi.push_back(m);
+    out.sf.push_back(f);
+    for (int k = 0; k < 2; ++k) {
+      bench::Record r;
+      r.timing(name, k ? "starforest" : "mpi", size, nranks, k ? f : m)
+          .str("memory", opt.mem == "emu" ? "device" : "host")
+          .str("transport", k ? opt.type : "none")
+          .str("baseline", opt.persistent ? "persistent" : "sendrecv")
+          .str("unit", s.unit_name)
+          .str("op", s.op_name)
+          .str("stream", opt.mem == "emu" ? "library" : "none")
+          .str("pair", pair.label)
+          .integer("peer", pair.peer);
+      log.add(r);
+    }
+    if (rank == 0) {
+      std::printf("%10ld %26s %30s %7.2f %10.2f\n", size, bench::range_text(m).c_str(),
+                  bench::range_text(f).c_str(), f.us / m.us, f.us - m.us);
+      std::fflush(stdout);
+    }
+  }
+  return out;
+}
+
+// The pairs side by side: medians, and each pair's starforest/mpi.
+void print_side_by_side(const std::vector<Pair> &pairs, const std::vector<PairResult> &res,
+                        const std::vector<long> &sizes) {
+  std::printf("\n# side by side: median one-way latency in us (rank 0 with rank");
+  for (const Pair &p : pairs) std::printf(" %d: %s;", p.peer, p.label);
+  std::printf(")\n%10s", "size(B)");
+  for (const Pair &p : pairs) {
+    std::string mpi = std::string(p.label) + " mpi", sf = std::string(p.label) + " sf";
+    std::printf(" %18s %18s %7s", mpi.c_str(), sf.c_str(), "sf/mpi");
+  }
+  std::printf("\n");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::printf("%10ld", sizes[i]);
+    for (const PairResult &r : res) std::printf(" %18.2f %18.2f %7.2f", r.mpi[i].us, r.sf[i].us, r.sf[i].us / r.mpi[i].us);
+    std::printf("\n");
+  }
+  if (pairs.size() == 2 && !res[0].mpi.empty())
+    std::printf("# %s / %s, mpi at %ld B: %.1fx\n", pairs[1].label, pairs[0].label, sizes[0],
+                res[1].mpi[0].us / res[0].mpi[0].us);
 }
 
 }  // namespace
@@ -315,8 +457,8 @@ int main(int argc, char **argv) {
   Options opt;
   int p = parse(argc, argv, opt);
   if (p == 1 && rank == 0) usage(argv[0]);
-  if (p == 0 && nranks != 2) {
-    if (rank == 0) std::fprintf(stderr, "sf_pingpong: needs exactly 2 ranks, got %d\n", nranks);
+  if (p == 0 && nranks < 2) {
+    if (rank == 0) std::fprintf(stderr, "sf_pingpong: needs at least 2 ranks, got %d\n", nranks);
     p = 2;
   }
   if (p != 0) {
@@ -331,71 +473,23 @@ int main(int argc, char **argv) {
   for (long sz = 8; sz <= opt.max_size; sz *= 2) sizes.push_back(sz);
   bench::JsonLog log;
 
-  {
-    Buffers b(sizes.back(), s.alias_buffers);
-    if (rank == 0) {
-      std::printf("# %s: 2 ranks, %s units, bcast+reduce (%s), transport %s, %s memory, vs %s\n", name.c_str(),
-                  s.unit_name, s.op_name, opt.type.c_str(), opt.mem.c_str(),
-                  opt.persistent ? "persistent MPI_Start/MPI_Wait" : "MPI_Send/Recv");
-      std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n",
-                  opt.rounds);
-      std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
-                  "sf/mpi", "overhead");
+  std::vector<int> host_of = bench::host_of_ranks(MPI_COMM_WORLD);
+  bench::set_host_layout(bench::layout_of(host_of));
+  std::vector<Pair> pairs = choose_pairs(host_of);
+  std::vector<PairResult> results;
+  for (const Pair &pair : pairs) {
+    bool member = rank == 0 || rank == pair.peer;
+    MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, rank, &g_pair);
+    if (member) {
+      int pair_rank;
+      MPI_Comm_rank(g_pair, &pair_rank);
+      results.push_back(run_pair(pair_rank, opt, s, name, sizes, pair, nranks, log));
+      MPI_Comm_free(&g_pair);
     }
-
-    for (long size : sizes) {
-      bool large = size > kLargeFrom;
-      long warmup = std::max(1L, std::lround((large ? 10 : 100) * std::min(1.0, opt.iters_scale)));
-      long iters = std::lround((large ? 1000 : 10000) * opt.iters_scale);
-      long per_round = std::max(1L, iters / opt.rounds);
-
-      stf_sf sf = make_sf(rank, (stf_int)(size / s.unit_bytes), s, opt.type);
-      verify(rank, sf, s, b, size);
-
-      PersistentRoundtrip persistent(rank, b.root, size);
-      auto mpi_rt = [&] {
-        if (opt.persistent) persistent();
-        else mpi_roundtrip(rank, b.root, size);
-      };
-      auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
-      for (long i = 0; i < warmup; ++i) mpi_rt();
-      for (long i = 0; i < warmup; ++i) sf_rt();
-
-      // Alternate which implementation goes first so that neither one
-      // systematically benefits from a warm cache or a quiet moment.
-      std::vector<double> t_mpi, t_sf;
-      for (int r = 0; r < opt.rounds; ++r) {
-        if (r % 2 == 0) {
-          t_mpi.push_back(time_us(per_round, mpi_rt));
-          t_sf.push_back(time_us(per_round, sf_rt));
-        } else {
-          t_sf.push_back(time_us(per_round, sf_rt));
-          t_mpi.push_back(time_us(per_round, mpi_rt));
-        }
-      }
-      if (size == sizes.back()) print_counters(rank, sf, s, b, size);
-      CHECK_STF(stf_destroy(&sf));
-
-      bench::Stats m = bench::summarize(t_mpi, per_round * opt.rounds);
-      bench::Stats f = bench::summarize(t_sf, per_round * opt.rounds);
-      for (int k = 0; k < 2; ++k) {
-        bench::Record r;
-        r.timing(name, k ? "starforest" : "mpi", size, 2, k ? f : m)
-            .str("memory", opt.mem == "emu" ? "device" : "host")
-            .str("transport", k ? opt.type : "none")
-            .str("baseline", opt.persistent ? "persistent" : "sendrecv")
-            .str("unit", s.unit_name)
-            .str("op", s.op_name)
-            .str("stream", opt.mem == "emu" ? "library" : "none");
-        log.add(r);
-      }
-      if (rank == 0) {
-        std::printf("%10ld %26s %30s %7.2f %10.2f\n", size, bench::range_text(m).c_str(),
-                    bench::range_text(f).c_str(), f.us / m.us, f.us - m.us);
-        std::fflush(stdout);
-      }
-    }
-  }  // buffers freed before finalize
+    quiet_barrier(MPI_COMM_WORLD);
+    if (rank == 0) std::printf("\n");
+  }
+  if (rank == 0 && pairs.size() > 1) print_side_by_side(pairs, results, sizes);
 
   int rc = 0;
   if (rank == 0 && !opt.json.empty() && !log.write(opt.json)) rc = 1;

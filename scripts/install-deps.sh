@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install what starforest needs to build and test, on Debian/Ubuntu, and the
-# packages named as arguments (e.g. `mpich libmpich-dev` for the MPICH
-# build). Does nothing when everything is already there.
+# Install what starforest needs to build and test, on Debian/Ubuntu.
+# Does nothing when everything is already there. --mpich adds MPICH (Hydra),
+# which installs beside Open MPI (mpicc.mpich, mpiexec.mpich), for a second
+# build directory and the cluster runs with `scripts/cluster run --mpi mpich`.
 set -euo pipefail
 
-packages=(cmake make g++ openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev "$@")
+packages=(cmake make g++ openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev)
+[ "${1:-}" = --mpich ] && packages+=(mpich libmpich-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
