@@ -157,6 +157,13 @@ int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf);
 /* Build the communication plan (two-sided discovery). Collective. Called
  * implicitly by the first operation if the user did not. */
 int stf_setup(stf_sf sf);
+/* The nodes as the SF sees them, once set up: this rank's node, the number
+ * of nodes, this rank's rank on its node and the number of ranks there.
+ * Nodes are the ranks that share memory (MPI_COMM_TYPE_SHARED), or with
+ * -stf_ranks_per_node K groups of K consecutive ranks (emulated nodes);
+ * they are numbered by their lowest rank and may differ in size. Any output
+ * may be NULL. STF_ERR_STATE before set-up. Not collective. */
+int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local_rank, int *local_size);
 /* Drop the graph and plan, keep the options. Collective. */
 int stf_reset(stf_sf sf);
 /* New SF on the same communicator. Collective. */
@@ -364,6 +371,11 @@ typedef struct {
    * (on the staged path that is an error, STF_ERR_INTERNAL). */
   long long mpi_buffers_checked;
   long long device_buffers_to_mpi;
+  /* Messages sent (as messages_sent) and their bytes, split by where the
+   * receiving rank is: on this rank's node or on another node (the nodes of
+   * stf_get_node_layout, so with -stf_ranks_per_node the emulated ones). */
+  long long messages_sent_in_node, messages_sent_off_node;
+  long long bytes_sent_in_node, bytes_sent_off_node;
 } stf_stats;
 
 /* Copy this rank's counters of sf into *stats. Not collective. */

@@ -66,6 +66,19 @@ const OptionSpec device_aware_spec = {
       return static_cast<int>(STF_SUCCESS);
     }};
 
+const OptionSpec ranks_per_node_spec = {
+    "stf_ranks_per_node", "STF_RANKS_PER_NODE", "0|K",
+    "nodes as node-aware code sees them: 0 = the ranks that share memory (MPI_COMM_TYPE_SHARED); K > 0 = "
+    "emulated nodes of K consecutive ranks, for tests on one host (default 0)",
+    "0", [](const std::string &v, Options *o) {
+      char *end = nullptr;
+      const long k = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || k < 0 || k > 1 << 20)
+        return set_error(STF_ERR_OPTION, "-stf_ranks_per_node expects a count >= 0, got '%s'", v.c_str());
+      o->ranks_per_node = static_cast<int>(k);
+      return static_cast<int>(STF_SUCCESS);
+    }};
+
 int set_one(const OptionSpecs &specs, const std::string &name, const std::string &value, Options *o) {
   for (const OptionSpec *s : specs) {
     if (name != s->name) continue;
@@ -109,8 +122,8 @@ std::string Options::extra_value(const OptionSpec &spec) const {
 }
 
 const OptionSpecs &base_option_specs() {
-  static const OptionSpecs specs = {&twosided_spec, &validate_spec, &pack_opt_spec, &stream_model_spec,
-                                    &device_aware_spec};
+  static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &pack_opt_spec,
+                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec};
   return specs;
 }
 

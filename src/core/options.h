@@ -40,6 +40,7 @@ struct Options {
   bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;
+  int ranks_per_node = 0;  // emulated nodes of this many consecutive ranks; 0: the real nodes
   std::map<std::string, std::string> extra;  // options of transports and devices, by name
   // The value of an option kept in extra (spec.apply == nullptr).
   std::string extra_value(const OptionSpec &spec) const;

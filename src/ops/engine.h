@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/options.h"
+#include "core/topology.h"
 #include "device/device_indices.h"
 #include "graph/graph.h"
 #include "plan/plan.h"
@@ -36,6 +37,14 @@ struct Engine {
   unsigned long long fetch_sequence = 0;  // numbers fetch-and-ops in begin order
   stf_stats stats{};                  // counted by the operations
 
+  // Where messages go, per direction ([0] root to leaf, sent by the root side;
+  // [1] leaf to root): peers on this rank's node and the units sent to them,
+  // and units sent in all (for the locality counters).
+  struct SentByLocality {
+    int peers_in_node = 0;
+    long long units_in_node = 0, units = 0;
+  } sent[2];
+
   // For device data: the plan's index lists copied to the device, and whether
   // all messages of a side together name a slot twice (-1: not known yet;
   // [0] root side, [1] leaf side).
@@ -43,10 +52,10 @@ struct Engine {
   signed char device_dups[2] = {-1, -1};
 };
 
-// Point e at a new plan and transport (both may be null: not set up).
+// Point e at a new plan, its nodes and transport (all null: not set up).
 // Request slots and device copies of the old plan are freed (no request may
 // be in flight).
-void engine_set_plan(Engine *e, const Plan *plan, Transport *transport);
+void engine_set_plan(Engine *e, const Plan *plan, const Topology *topology, Transport *transport);
 // The deferred-sends queue of communicator c.
 int deferred_sends_of(MPI_Comm c, DeferredSends **out);
 

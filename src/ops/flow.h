@@ -29,8 +29,15 @@ inline void count_unpack(stf_request r, const IndexList &l) {
   r->owner->stats.bytes_unpacked += static_cast<long long>(l.n) * static_cast<long long>(r->unit->packed_bytes);
 }
 inline void count_messages(stf_request r, const Messages &sent, const Messages &received) {
-  r->owner->stats.messages_sent += sent.count();
-  r->owner->stats.messages_received += received.count();
+  stf_stats &s = r->owner->stats;
+  const Engine::SentByLocality &l = r->mover->sent[&sent == &r->mover->plan->root ? 0 : 1];
+  const long long pb = static_cast<long long>(r->unit->packed_bytes);
+  s.messages_sent += sent.count();
+  s.messages_received += received.count();
+  s.messages_sent_in_node += l.peers_in_node;
+  s.messages_sent_off_node += sent.count() - l.peers_in_node;
+  s.bytes_sent_in_node += l.units_in_node * pb;
+  s.bytes_sent_off_node += (l.units - l.units_in_node) * pb;
 }
 
 inline void grow(std::vector<char> *buf, std::size_t bytes) {

@@ -28,12 +28,23 @@ void free_requests(Engine &e) {
   e.pool.clear();
 }
 
-void engine_set_plan(Engine *e, const Plan *plan, Transport *transport) {
+void engine_set_plan(Engine *e, const Plan *plan, const Topology *topology, Transport *transport) {
   free_requests(*e);
   e->device_indices.clear();  // a failure leaves nothing to free
   e->device_dups[0] = e->device_dups[1] = -1;
   e->plan = plan;
   e->transport = transport;
+  for (int d = 0; d < 2; d++) {
+    e->sent[d] = Engine::SentByLocality();
+    if (!plan) continue;
+    const Messages &m = d == 0 ? plan->root : plan->leaf;
+    for (int k = 0; k < m.count(); k++) {
+      e->sent[d].units += m.size(k);
+      if (!topology->same_node(m.ranks[k])) continue;
+      e->sent[d].peers_in_node++;
+      e->sent[d].units_in_node += m.size(k);
+    }
+  }
 }
 
 int deferred_sends_of(MPI_Comm c, DeferredSends **out) { return cached_on(c, out); }

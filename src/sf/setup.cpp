@@ -1,5 +1,5 @@
-// Set-up: the plan (discovery and index analysis), then the transport for
-// it, then the operations pointed at both.
+// Set-up: the plan (discovery and index analysis), the node topology, then
+// the transport for them, then the operations pointed at both.
 #include "core/error.h"
 #include "sf/sf.h"
 #include "transport/registry.h"
@@ -7,11 +7,14 @@
 namespace stf {
 
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
+  const Topology *topology = nullptr;
+  STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   std::unique_ptr<Transport> transport;
-  STF_CHECK(create_transport(TransportContext{*sf, *sf, *plan, sf->opts}, &transport));
+  STF_CHECK(create_transport(TransportContext{*sf, *topology, *sf, *plan, sf->opts}, &transport));
+  sf->topology = topology;
   sf->plan = std::move(plan);
   sf->transport = std::move(transport);
-  engine_set_plan(&sf->engine, sf->plan.get(), sf->transport.get());
+  engine_set_plan(&sf->engine, sf->plan.get(), topology, sf->transport.get());
   return STF_SUCCESS;
 }
 
@@ -26,3 +29,14 @@ int ensure_setup(stf_sf sf) {
 }  // namespace stf
 
 extern "C" int stf_setup(stf_sf sf) { return stf::ensure_setup(sf); }
+
+extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local_rank, int *local_size) {
+  STF_CHECK(stf::check_sf(sf));
+  if (!sf->topology) return stf::set_error(STF_ERR_STATE, "stf_get_node_layout: the SF is not set up");
+  const stf::Topology &t = *sf->topology;
+  if (node) *node = t.node;
+  if (nnodes) *nnodes = t.nnodes;
+  if (local_rank) *local_rank = t.local_rank;
+  if (local_size) *local_size = t.local_size;
+  return STF_SUCCESS;
+}

@@ -29,9 +29,10 @@ bool valid_mode(stf_copy_mode m) {
 // Drop graph, plan and everything derived from them.
 void clear(stf_sf sf) {
   if (sf->multi) stf_destroy(&sf->multi);
-  engine_set_plan(&sf->engine, nullptr, nullptr);
+  engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
   sf->transport.reset();
   sf->plan.reset();
+  sf->topology = nullptr;
   sf->degree.clear();
   sf->degree_known = false;
   clear_graph(sf);

@@ -9,6 +9,7 @@
 
 #include "core/comm.h"
 #include "core/options.h"
+#include "core/topology.h"
 #include "graph/graph.h"
 #include "ops/engine.h"
 #include "plan/plan.h"
@@ -17,6 +18,7 @@
 struct stf_sf_s : stf::Comm, stf::Graph {
   stf::Options opts;
   std::unique_ptr<stf::Plan> plan;  // built by stf_setup
+  const stf::Topology *topology = nullptr;  // set up with the plan; shared, owned by the communicator
   std::unique_ptr<stf::Transport> transport;
   stf::Engine engine;               // requests, counters, device index copies
   std::vector<stf_int> degree;      // valid once degree_known

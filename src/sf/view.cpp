@@ -32,6 +32,19 @@ void describe_messages(std::ostringstream &s, const char *title, const Messages 
       << (lists[k].kind == IndexKind::contiguous ? contiguous_note : "") << "\n";
 }
 
+// The node layout, for the title: how nodes were found and their sizes.
+std::string node_layout(const Topology &t) {
+  std::ostringstream s;
+  s << t.nnodes << " node(s) ";
+  if (t.ranks_per_node > 0) s << "emulated, " << t.ranks_per_node << " consecutive ranks each";
+  else s << "of ranks that share memory";
+  s << " (ranks per node:";
+  for (int n = 0; n < t.nnodes && n < 16; n++) s << " " << t.node_size(n);
+  if (t.nnodes > 16) s << " ...";
+  s << ")";
+  return s.str();
+}
+
 // How a bcast moves the self part (a reduce goes the other way, likewise).
 const char *self_method(const Plan &p) {
   if (p.self_in_place) return "nothing for REPLACE on one array (root i is leaf i), else scatter";
@@ -54,6 +67,9 @@ std::string describe(stf_sf sf) {
     return s.str();
   }
   const Plan &p = *sf->plan;
+  const Topology &t = *sf->topology;
+  s << "  node " << t.node << " of " << t.nnodes << ", local rank " << t.local_rank << " of " << t.local_size
+    << "\n";
   describe_messages(s, "roots -> leaves, sent to (bcast)", p.root, p.root_lists, ", no pack");
   describe_messages(s, "roots -> leaves, received from (bcast)", p.leaf, p.leaf_lists, ", no unpack for REPLACE");
   s << "  self: " << p.self_leaf.n << " edge(s)";
@@ -83,10 +99,11 @@ extern "C" int stf_view(stf_sf sf, FILE *out) {
   if (sf->rank == 0) {
     // Every rank has the same transport; set up, it describes itself.
     std::string transport = sf->transport ? sf->transport->describe() : sf->opts.type;
+    std::string nodes = sf->topology ? ", " + stf::node_layout(*sf->topology) : "";
     std::fprintf(out,
-                 "star forest on %d rank(s), transport %s, two-sided discovery %s, device data: stream model %s, "
+                 "star forest on %d rank(s)%s, transport %s, two-sided discovery %s, device data: stream model %s, "
                  "device-aware %s\n%s",
-                 sf->size, transport.c_str(), stf::twosided_name(sf->opts.twosided),
+                 sf->size, nodes.c_str(), transport.c_str(), stf::twosided_name(sf->opts.twosided),
                  stf::stream_model_name(sf->opts.stream_model), stf::device_aware_name(sf->opts.device_aware),
                  all.c_str());
     std::fflush(out);

@@ -10,6 +10,7 @@
 
 #include "core/comm.h"
 #include "core/options.h"
+#include "core/topology.h"
 #include "graph/graph.h"
 #include "plan/plan.h"
 
@@ -56,6 +57,7 @@ struct WholeOp {
 // What a transport is made from. All of it outlives the transport.
 struct TransportContext {
   const Comm &comm;
+  const Topology &topology;
   const Graph &graph;
   const Plan &plan;
   const Options &opts;
