@@ -51,7 +51,8 @@ typedef enum {
   STF_ERR_MEMORY,      /* allocation failed */
   STF_ERR_UNSUPPORTED, /* valid request that this build cannot serve */
   STF_ERR_INTERNAL,    /* a bug in starforest: please report it */
-  STF_ERR_DEVICE       /* a device runtime call failed (the message has the runtime's own) */
+  STF_ERR_DEVICE,      /* a device runtime call failed (the message has the runtime's own) */
+  STF_ERR_TIMEOUT      /* a peer did not come within the time an option allows */
 } stf_error;
 
 /* A root as seen from a leaf: the owning rank and the offset on that rank. */

@@ -47,6 +47,7 @@ extern "C" const char *stf_error_name(int code) {
     case STF_ERR_UNSUPPORTED: return "STF_ERR_UNSUPPORTED";
     case STF_ERR_INTERNAL: return "STF_ERR_INTERNAL";
     case STF_ERR_DEVICE: return "STF_ERR_DEVICE";
+    case STF_ERR_TIMEOUT: return "STF_ERR_TIMEOUT";
     default: return "STF_ERR_UNKNOWN";
   }
 }

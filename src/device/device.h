@@ -67,6 +67,9 @@ class Device {
   // Whether kernels may be host functions (stf_device_launch): true where
   // kernels run on CPU threads.
   virtual bool runs_host_functions() { return true; }
+  // Whether kernels may read and write ordinary host memory (a transport's
+  // shared heap): true where they run on CPU threads.
+  virtual bool kernels_reach_host_memory() { return true; }
 
   virtual int memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
   // The kind of a copy between these pointers, by where they live.

@@ -130,6 +130,16 @@ int finish_work(stf_request r) {
   return STF_SUCCESS;
 }
 
+// Memory a transport lends is host memory (a shared heap): the device
+// copies messages into it and out of it, as on the staged path, where the
+// device lets it.
+int check_lent(stf_request r) {
+  if (r->device->dev->kernels_reach_host_memory()) return STF_SUCCESS;
+  return set_error(STF_ERR_UNSUPPORTED,
+                   "transport '%s' moves messages through host memory, which kernels of device '%s' cannot reach",
+                   r->mover->transport->name(), r->device->dev->name());
+}
+
 class DeviceSpace final : public Space {
  public:
   // Device memory, or (staged) pinned host memory that end copies up.
@@ -156,6 +166,7 @@ class DeviceSpace final : public Space {
     Device &dev = *d.dev;
     const Unit &u = *r->unit;
     const std::size_t pb = u.packed_bytes, bytes = f.from.idx.size() * pb;
+    if (r->lent) STF_CHECK(check_lent(r));
     bool any_packed = false;
     for (int k = 0; k < f.from.count(); k++) any_packed |= !direct_ok(u, f.from_lists[k]);
     *enqueued = false;
@@ -168,14 +179,24 @@ class DeviceSpace final : public Space {
       count_pack(r, all);
       *enqueued = true;
     }
+    // Message k as the device holds it: packed, or in user memory.
+    auto packed = [&](int k) -> const char * {
+      return any_packed ? d.send.data() + f.from.offset[k] * pb : at(r->src, f.from_lists[k].start, u.extent);
+    };
+    if (r->lent) {
+      for (int k = 0; k < f.from.count(); k++)
+        STF_CHECK(copy_async(r, r->lent_ptrs[k], packed(k), static_cast<std::size_t>(f.from.size(k)) * pb,
+                             CopyKind::d2h));
+      *enqueued |= f.from.count() > 0;
+      return STF_SUCCESS;
+    }
     if (d.staged && f.from.count() > 0) {
       STF_CHECK(d.stage_send.reserve(&dev, bytes));
       if (any_packed) {
         STF_CHECK(copy_async(r, d.stage_send.data(), d.send.data(), bytes, CopyKind::d2h));
       } else {
         for (int k = 0; k < f.from.count(); k++)
-          STF_CHECK(copy_async(r, d.stage_send.data() + f.from.offset[k] * pb,
-                               at(r->src, f.from_lists[k].start, u.extent),
+          STF_CHECK(copy_async(r, d.stage_send.data() + f.from.offset[k] * pb, packed(k),
                                static_cast<std::size_t>(f.from.size(k)) * pb, CopyKind::d2h));
       }
       *enqueued = true;
@@ -189,11 +210,12 @@ class DeviceSpace final : public Space {
     return STF_SUCCESS;
   }
 
-  // Straight from the receive buffer, or (staged) after copying it up. ONE
-  // kernel unpacks all messages when none landed in user memory (atomics if
-  // a slot appears twice across them); else one per buffered message. Staged
-  // REPLACE messages on contiguous slots are copied straight into user
-  // memory instead, when all of them are.
+  // Straight from the receive buffer, or (staged, or in memory the
+  // transport lends) after copying it up. ONE kernel unpacks all messages
+  // when none landed in user memory (atomics if a slot appears twice across
+  // them); else one per buffered message. Staged or lent REPLACE messages on
+  // contiguous slots are copied straight into user memory instead, when all
+  // of them are.
   int unpack(stf_request r, const Flow &f) const override {
     DeviceState &d = *r->device;
     Device &dev = *d.dev;
@@ -201,17 +223,29 @@ class DeviceSpace final : public Space {
     const Unit &u = *r->unit;
     const std::size_t pb = u.packed_bytes;
     if (f.to.idx.empty()) return STF_SUCCESS;
-    if (d.staged) {
+    if (d.staged || r->lent) {
+      if (r->lent) STF_CHECK(check_lent(r));
+      // Message k on the host: in the pinned buffer, or where the transport says.
+      auto host = [&](int k) -> const char * {
+        return r->lent ? static_cast<const char *>(r->recv_ptrs[k]) : d.stage_recv.data() + f.to.offset[k] * pb;
+      };
       bool all_copies = r->op == MPI_REPLACE;
       for (int k = 0; k < f.to.count() && all_copies; k++)
         all_copies = direct_ok(u, f.to_lists[k]) && (!f.to_direct || f.to_direct[k]);
       if (all_copies) {
         for (int k = 0; k < f.to.count(); k++)
-          STF_CHECK(copy_async(r, at(r->dst, f.to_lists[k].start, u.extent), d.stage_recv.data() + f.to.offset[k] * pb,
+          STF_CHECK(copy_async(r, at(r->dst, f.to_lists[k].start, u.extent), host(k),
                                static_cast<std::size_t>(f.to.size(k)) * pb, CopyKind::h2d));
         return STF_SUCCESS;
       }
-      STF_CHECK(copy_async(r, d.recv.data(), d.stage_recv.data(), f.to.idx.size() * pb, CopyKind::h2d));
+      if (r->lent) {
+        STF_CHECK(d.recv.reserve(&dev, f.to.idx.size() * pb));
+        for (int k = 0; k < f.to.count(); k++)
+          STF_CHECK(copy_async(r, d.recv.data() + f.to.offset[k] * pb, host(k),
+                               static_cast<std::size_t>(f.to.size(k)) * pb, CopyKind::h2d));
+      } else {
+        STF_CHECK(copy_async(r, d.recv.data(), d.stage_recv.data(), f.to.idx.size() * pb, CopyKind::h2d));
+      }
     }
     const char *buf = d.recv.data();
     bool any_direct = false;
@@ -325,7 +359,9 @@ int device_end_work(stf_request r, const Flow &f) {
     STF_CHECK(stream_sync(r));  // the d2h copy of the self part's sources
     r->kernels->unpack(*r->unit, f.self_to, r->selfbuf.data(), r->dst, r->op);
   }
-  return finish_work(r);
+  STF_CHECK(finish_work(r));
+  // The transport's memory takes the next message once the unpack read it.
+  return r->lent && model_of(r) != STF_STREAM_MODEL_A ? stream_sync(r) : STF_SUCCESS;
 }
 
 // STF_DEVICE_CHECK_MPI=1 (a debugging aid): every buffer handed to the

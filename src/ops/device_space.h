@@ -62,7 +62,8 @@ void device_queue_deferred_sends(stf_request r, Direction d);
 // exchange's): one scatter kernel, or a gather and a copy across.
 int device_self_part(stf_request r, const Flow &f);
 // End of an operation on device data: a self part finishing on the host,
-// then model A's wait or the slot's done event.
+// then model A's wait or the slot's done event (and, for memory a transport
+// lends, a stream wait: the unpack must have read it before it is released).
 int device_end_work(stf_request r, const Flow &f);
 // STF_DEVICE_CHECK_MPI=1: every buffer handed to MPI is looked up.
 int check_for_mpi(stf_request r, const Messages &m, const void *const *bufs);

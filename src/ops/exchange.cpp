@@ -30,7 +30,13 @@ inline int send(stf_request r, const Flow &f) {
 
 // Receives into user memory overwrite, so they need REPLACE; the receiving
 // space may forbid them (device data on the staged path or in model C).
+// Messages in memory the transport lends are where it says at end.
 int aim_one_way_receives(stf_request r, const Flow &f) {
+  if (r->lent) {
+    aim_receives(r, f.to, f.to_lists, f.to_direct, false, nullptr, nullptr);
+    r->recv_in_user_device = false;
+    return STF_SUCCESS;
+  }
   const Space &to = space_of(r->dst_mem);
   char *base = nullptr;
   STF_CHECK(to.recv_buffer(r, f, &base));
@@ -73,13 +79,20 @@ int begin_whole(stf_request r, const Flow &f) {
 
 int one_way_begin(stf_request r, Direction d) {
   Flow f = flow(r, d);
-  if (!r->on_device && r->mover->transport->takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
+  Transport &t = *r->mover->transport;
+  if (!r->on_device && t.takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
   if (r->on_device) STF_CHECK(device_begin_work(r, false));
+  r->lent = t.lends(d, Leg::forward);
   STF_CHECK(aim_one_way_receives(r, f));
   // Messages may arrive while we pack, except into user device memory that
   // the stream may still be reading: the model's wait comes first there.
   const bool receive_early = !r->recv_in_user_device;
   if (receive_early) STF_CHECK(post_receives(r, f));
+  if (r->lent) {
+    r->lent_ptrs.resize(f.from.count());
+    STF_CHECK(t.lend_send(f.channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
+    r->send_ptrs.assign(r->lent_ptrs.begin(), r->lent_ptrs.end());
+  }
   bool enqueued = false;
   STF_CHECK(space_of(r->src_mem).prepare_send(r, f, &enqueued));
   if (r->on_device) STF_CHECK(device_wait_before_mpi(r, f, enqueued));
@@ -108,8 +121,10 @@ int one_way_end(stf_request r, Direction d) {
   }
   STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
   STF_CHECK(t.wait_recv(f.channel));
+  if (r->lent) STF_CHECK(t.lent_recv(f.channel, r->recv_ptrs.data()));
   STF_CHECK(space_of(r->dst_mem).unpack(r, f));
   if (r->on_device) STF_CHECK(device_end_work(r, f));
+  if (r->lent) STF_CHECK(t.release_recv(f.channel));  // after the unpack has read the lent memory
   return t.wait_send(f.channel);
 }
 

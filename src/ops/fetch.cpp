@@ -15,10 +15,11 @@ int begin_on_host(stf_request r) {
   const std::size_t pb = r->unit->packed_bytes;
   r->fetch_seq = r->mover->fetch_sequence++;
   r->root_served = false;
+  r->lent = false;  // its buffers are combined in place and sent back: never a transport's
 
   grow(&r->rootbuf, p.root.idx.size() * pb);
   aim_receives(r, p.root, p.root_lists, nullptr, false, r->dst, r->rootbuf.data());
-  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, Leg::forward, pb, r->recv_ptrs.data()));
+  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, Leg::fetch_contribution, pb, r->recv_ptrs.data()));
 
   // Old values come back into leafupdate directly where its slots are contiguous.
   grow(&r->returnbuf, p.leaf.idx.size() * pb);
@@ -30,7 +31,7 @@ int begin_on_host(stf_request r) {
   STF_CHECK(host_space.prepare_send(r, up, &enqueued));
   count_messages(r, p.leaf, p.root);
   STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // the leaf -> root tag is shared with reduce
-  return t.post_send(r->to_root, Direction::leaf_to_root, Leg::forward, pb, r->send_ptrs.data());
+  return t.post_send(r->to_root, Direction::leaf_to_root, Leg::fetch_contribution, pb, r->send_ptrs.data());
 }
 
 // The root side of one fetch-and-op: wait for the contributions, apply them

@@ -16,6 +16,14 @@ class HostSpace final : public Space {
 
   int prepare_send(stf_request r, const Flow &f, bool *enqueued) const override {
     const Unit &u = *r->unit;
+    *enqueued = false;
+    if (r->lent) {
+      for (int k = 0; k < f.from.count(); k++) {
+        r->kernels->pack(u, f.from_lists[k], r->src, r->lent_ptrs[k]);
+        count_pack(r, f.from_lists[k]);
+      }
+      return STF_SUCCESS;
+    }
     grow(&f.send_buf, f.from.idx.size() * u.packed_bytes);
     r->send_ptrs.resize(f.from.count());
     for (int k = 0; k < f.from.count(); k++) {
@@ -28,15 +36,13 @@ class HostSpace final : public Space {
         r->send_ptrs[k] = slice;
       }
     }
-    *enqueued = false;
     return STF_SUCCESS;
   }
 
   int unpack(stf_request r, const Flow &f) const override {
     for (int k = 0; k < f.to.count(); k++)
       if (!r->recv_direct[k]) {
-        r->kernels->unpack(*r->unit, f.to_lists[k], at(f.recv_buf.data(), f.to.offset[k], r->unit->packed_bytes),
-                           r->dst, r->op);
+        r->kernels->unpack(*r->unit, f.to_lists[k], r->recv_ptrs[k], r->dst, r->op);
         count_unpack(r, f.to_lists[k]);
       }
     return STF_SUCCESS;

@@ -42,8 +42,10 @@ struct stf_request_s {
   std::vector<char> rootbuf, leafbuf, returnbuf, selfbuf;
   std::vector<char> recv_direct;  // per receiving peer: data lands in user memory
   bool recv_in_user_device = false;  // some of it in user device memory
+  bool lent = false;  // messages travel in memory the transport lends (Transport::lends)
   std::vector<void *> recv_ptrs;
   std::vector<const void *> send_ptrs;
+  std::vector<void *> lent_ptrs;  // where to pack each message, in memory the transport lends
   stf::Channel to_leaf, to_root;
 
   // Set while some of this operation's data is on a device; kept between

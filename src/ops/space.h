@@ -18,10 +18,13 @@ class Space {
   virtual int recv_buffer(stf_request r, const Flow &f, char **base) const = 0;
   virtual bool user_memory_may_receive(stf_request r) const = 0;
   // Sending side: r->send_ptrs, one per peer: user memory where the slots
-  // are contiguous (and the space allows), else packed. *enqueued: device
-  // work was queued that the sends must wait for.
+  // are contiguous (and the space allows), else packed. When the transport
+  // lends its memory (r->lent), each message goes where r->lent_ptrs says,
+  // contiguous ones too. *enqueued: device work was queued that the
+  // sends must wait for.
   virtual int prepare_send(stf_request r, const Flow &f, bool *enqueued) const = 0;
-  // Receiving side, in end: what did not land in user memory.
+  // Receiving side, in end: what did not land in user memory, from
+  // r->recv_ptrs.
   virtual int unpack(stf_request r, const Flow &f) const = 0;
 };
 

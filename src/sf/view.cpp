@@ -70,6 +70,8 @@ std::string describe(stf_sf sf) {
   const Topology &t = *sf->topology;
   s << "  node " << t.node << " of " << t.nnodes << ", local rank " << t.local_rank << " of " << t.local_size
     << "\n";
+  const std::string transport = sf->transport->describe_rank();
+  if (!transport.empty()) s << "  " << transport << "\n";
   describe_messages(s, "roots -> leaves, sent to (bcast)", p.root, p.root_lists, ", no pack");
   describe_messages(s, "roots -> leaves, received from (bcast)", p.leaf, p.leaf_lists, ", no unpack for REPLACE");
   s << "  self: " << p.self_leaf.n << " edge(s)";

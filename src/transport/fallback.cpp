@@ -15,6 +15,7 @@ class WithFallback final : public Transport {
 
   const char *name() const override { return primary_->name(); }
   std::string describe() const override { return primary_->describe(); }
+  std::string describe_rank() const override { return primary_->describe_rank(); }
 
   int post_recv(Channel &c, Direction d, Leg leg, std::size_t ub, void *const *recv) override {
     State &s = c.get<State>();
@@ -44,6 +45,15 @@ class WithFallback final : public Transport {
   }
   int end_whole(Channel &c, Direction d) override { return primary_->end_whole(c.get<State>().primary, d); }
   bool sends_may_be_deferred() const override { return primary_->sends_may_be_deferred(); }
+  bool lends(Direction d, Leg leg) const override { return !to_basic(leg) && primary_->lends(d, leg); }
+  int lend_send(Channel &c, Direction d, Leg leg, std::size_t ub, void **send) override {
+    return primary_->lend_send(c.get<State>().primary, d, leg, ub, send);
+  }
+  int lent_recv(Channel &c, void **recv) override { return primary_->lent_recv(c.get<State>().primary, recv); }
+  int release_recv(Channel &c) override {
+    State &s = c.get<State>();
+    return s.recv_basic ? STF_SUCCESS : primary_->release_recv(s.primary);
+  }
 
  private:
   // The transport's and basic's channels for one channel of the ops layer.
@@ -52,7 +62,10 @@ class WithFallback final : public Transport {
     bool recv_basic = false, send_basic = false;  // where the current use was posted
   };
 
-  bool to_basic(Leg leg) const { return !can_.messages || (leg == Leg::fetch_return && !can_.legs_from_end); }
+  bool to_basic(Leg leg) const {
+    return !can_.messages || (leg == Leg::fetch_return && !can_.legs_from_end) ||
+           (leg != Leg::forward && !can_.fetch);
+  }
 
   std::unique_ptr<Transport> primary_;
   Abilities can_;

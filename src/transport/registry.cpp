@@ -39,6 +39,9 @@ const std::vector<TransportKind> &transport_kinds() {
       {"gatherv", collective_help, {false, false}, make_collective_transport, {}},
       {"gather", collective_help, {false, false}, make_collective_transport, {}},
       {"alltoall", collective_help, {false, false}, make_collective_transport, {}},
+      {"putsignal", "one-sided put with signal: a shared-memory heap inside a node, MPI RMA between nodes",
+       {true, false, false}, make_putsignal_transport,
+       {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option}},
   };
   return kinds;
 }
@@ -66,7 +69,7 @@ int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *ou
   if (!kind) return set_error(STF_ERR_OPTION, "transport '%s' is not available", ctx.opts.type.c_str());
   std::unique_ptr<Transport> t;
   STF_CHECK(kind->create(ctx, &t));
-  if (kind->can.messages && kind->can.legs_from_end) {
+  if (kind->can.messages && kind->can.legs_from_end && kind->can.fetch) {
     *out = std::move(t);
     return STF_SUCCESS;
   }

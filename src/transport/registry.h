@@ -15,6 +15,7 @@ namespace stf {
 struct Abilities {
   bool messages = true;        // the ops layer's packed messages (false: whole operations only)
   bool legs_from_end = true;   // legs posted from end in any order (fetch-and-op returns)
+  bool fetch = true;           // fetch-and-op's legs (contributions and returns)
 };
 
 struct TransportKind {
@@ -39,10 +40,13 @@ int make_basic_transport(const TransportContext &ctx, std::unique_ptr<Transport>
 int make_neighbor_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 int make_window_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 // fallback.cpp: primary for what can says, basic for the rest.
 std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abilities can,
                                          std::unique_ptr<Transport> basic);
 // window.cpp: -stf_window_sync.
 extern const OptionSpec window_sync_option;
+// putsignal.cpp: regions per peer, bytes per unit a region holds, timeout.
+extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option;
 
 }  // namespace stf

@@ -20,11 +20,13 @@ struct Unit;
 
 enum class Direction { root_to_leaf, leaf_to_root };
 
-// Which leg of an operation a channel carries. Forward legs (bcast, reduce,
-// fetch-and-op contributions) are posted from begin, so in the same order on
-// every rank; fetch-and-op's return leg is posted from end, whose order may
-// differ between ranks (transports that need a common order cannot take it).
-enum class Leg { forward, fetch_return };
+// Which leg of an operation a channel carries. Forward legs (bcast, reduce)
+// and fetch-and-op's contributions are posted from begin, so in the same
+// order on every rank; fetch-and-op's return leg is posted from end, whose
+// order may differ between ranks (transports that need a common order cannot
+// take it). Contributions and returns travel in buffers the root side
+// combines in place, so transports that lend their own memory take neither.
+enum class Leg { forward, fetch_contribution, fetch_return };
 
 // What a transport keeps for one channel between posting and waiting,
 // defined by each transport for itself.
@@ -69,12 +71,28 @@ class Transport {
   virtual const char *name() const = 0;
   // The name with the transport's parameters and fallbacks, for stf_view.
   virtual std::string describe() const { return name(); }
+  // What this rank's part holds (peers, memory), for stf_view; "" if nothing.
+  virtual std::string describe_rank() const { return ""; }
   // Receive into recv[k] from receiving-side peer k (size(k) * unit_bytes bytes).
   virtual int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) = 0;
   // Send send[k] to sending-side peer k.
   virtual int post_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, const void *const *send) = 0;
   virtual int wait_recv(Channel &c) = 0;
   virtual int wait_send(Channel &c) = 0;
+
+  // Transports that move messages through memory of their own (a shared
+  // heap, a window) lend it: the ops layer packs straight into it and
+  // unpacks from it, instead of handing over buffers of its own. Then, per
+  // operation and direction: post_recv (recv ignored), lend_send (send[k] =
+  // where to pack the message to sending-side peer k; never blocks), the
+  // packing, post_send (with those pointers), wait_recv, lent_recv (recv[k]
+  // = where the message from receiving-side peer k is), the unpacking,
+  // release_recv (the memory may take the next message), wait_send. The
+  // answer of lends() is the same on every rank.
+  virtual bool lends(Direction, Leg) const { return false; }
+  virtual int lend_send(Channel &, Direction, Leg, std::size_t, void **) { return STF_ERR_INTERNAL; }
+  virtual int lent_recv(Channel &, void **) { return STF_ERR_INTERNAL; }
+  virtual int release_recv(Channel &) { return STF_SUCCESS; }
 
   // Whole operations (optional). takes_whole must give the same answer on
   // every rank for the same call (it may depend on the direction, unit, op
@@ -97,7 +115,7 @@ inline const Messages &senders(const Plan &p, Direction d) { return d == Directi
 
 // The SF's tag for messages of direction d on a leg.
 inline int message_tag(const Comm &c, Direction d, Leg leg) {
-  if (leg == Leg::fetch_return) return c.tag(Tag::fetch_return);
+  if (leg == Leg::fetch_return) return c.tag(Tag::fetch_return);  // contributions share reduce's tag
   return c.tag(d == Direction::root_to_leaf ? Tag::root_to_leaf : Tag::leaf_to_root);
 }
 

@@ -94,6 +94,7 @@ class CudaDevice final : public Device {
   }
   Stream own_stream() override { return library_; }
   bool runs_host_functions() override { return false; }
+  bool kernels_reach_host_memory() override { return false; }
   // Asked on first use: the device may be selected before MPI_Init.
   bool mpi_accepts_device_memory() override {
     std::call_once(mpi_asked_, [this] { mpi_aware_ = query_mpi_cuda_support(); });

@@ -1,0 +1,558 @@
+// The putsignal transport: one-sided put-with-signal (slot_ring.h), with no
+// MPI call on the way of a message between ranks of one node.
+//
+// Choices, and why:
+// - Peers on my node: each rank allocates, in one MPI-3 shared-memory
+//   window on the node's communicator, a ring of S regions per node peer
+//   and direction that sends to it. Senders pack straight into the peer's
+//   region (the transport lends it to the ops layer: Transport::lends), so
+//   a message is written once and read once, and is signalled with a
+//   release store; the receiver polls with acquire loads and, once it has
+//   unpacked, returns the credit. Steady state: no MPI call, no allocation.
+// - Peers on other nodes: the same protocol over MPI RMA: a window per SF
+//   (MPI_Win_allocate, passive target with MPI_Win_lock_all for the SF's
+//   life) holding the rings of my off-node senders and my credit words for
+//   my off-node receivers. The sender packs into a staging buffer, puts the
+//   message, flushes (so the data is there before the signal), then writes
+//   the signal with MPI_Accumulate(MPI_REPLACE) (element-wise atomic); the
+//   receiver polls its own window memory after MPI_Win_sync and returns
+//   credits the same way.
+// - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
+//   unit is known only per operation); a message larger than its region
+//   goes by MPI point-to-point. Both ends decide alike (they know the
+//   message's units and the unit size).
+// - Region n % S carries the n-th operation of its direction: every rank
+//   begins the operations of an SF in the same order, so sender and
+//   receiver agree without a message. A sender that finds its region still
+//   in use (more than S operations in flight) never waits in begin: it
+//   packs into its staging buffer and writes the region later, from any
+//   later call into the transport. A rank that waits (in an end) also moves
+//   messages that arrived for operations it has not ended yet out of their
+//   regions (spill buffers) and returns their credits, so ends may come in
+//   any order with any number of operations in flight.
+// - Waiting polls, spins 200 times, then yields on every poll (ranks may
+//   outnumber cores); -stf_putsignal_timeout turns a peer that never comes
+//   into STF_ERR_TIMEOUT.
+// - Fetch-and-op combines contributions in its receive buffers and sends the
+//   old values back from them, from end: basic (the registry row says so).
+// - Set-up exchanges where each ring lies, one MPI_Aint per peer pair and
+//   direction; memory per rank is O(peers x S x region), printed by the view.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "transport/registry.h"
+#include "transport/slot_ring.h"
+
+namespace stf {
+namespace {
+
+// Numeric options of this transport, kept in Options::extra.
+int count_option(const char *name, const std::string &v, long lo, long hi, Options *o) {
+  char *end = nullptr;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || x < lo || x > hi)
+    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", name, lo, hi, v.c_str());
+  o->extra[name] = v;
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+const OptionSpec putsignal_slots_option = {
+    "stf_putsignal_slots", "STF_PUTSIGNAL_SLOTS", "1..64",
+    "putsignal transport: regions per peer and direction, i.e. operations in flight before a sender stages "
+    "its message (default 4)",
+    "4", [](const std::string &v, Options *o) { return count_option("stf_putsignal_slots", v, 1, 64, o); }};
+const OptionSpec putsignal_unit_bytes_option = {
+    "stf_putsignal_unit_bytes", "STF_PUTSIGNAL_UNIT_BYTES", "1..65536",
+    "putsignal transport: bytes per unit a region holds; larger messages go by MPI point-to-point (default 16)",
+    "16", [](const std::string &v, Options *o) { return count_option("stf_putsignal_unit_bytes", v, 1, 65536, o); }};
+const OptionSpec putsignal_timeout_option = {
+    "stf_putsignal_timeout", "STF_PUTSIGNAL_TIMEOUT", "0..86400",
+    "putsignal transport: seconds to wait for a peer before STF_ERR_TIMEOUT; 0 waits for ever (default 0)", "0",
+    [](const std::string &v, Options *o) { return count_option("stf_putsignal_timeout", v, 0, 86400, o); }};
+
+namespace {
+
+constexpr int kDirections = 2;
+int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
+
+// This transport's tags in the SF's block (core/comm.h).
+constexpr int tag_large[kDirections] = {0, 1};        // messages larger than their region
+constexpr int tag_heap_ring[kDirections] = {2, 3};    // set-up: where my ring lies in the heap
+constexpr int tag_rma_ring[kDirections] = {4, 5};     // set-up: where my ring lies in the window
+constexpr int tag_rma_credit[kDirections] = {6, 7};   // set-up: where my credits lie in the window
+
+enum class Via : unsigned char { heap, rma };
+// How one message of an operation goes.
+enum class Route : unsigned char { region, staged, large };
+
+// One peer of one direction, as sender or receiver.
+struct Peer {
+  int rank = 0;
+  stf_int units = 0;
+  Via via = Via::heap;
+  std::size_t capacity = 0;  // bytes a region holds
+  SlotRing ring;             // heap: the ring in the receiver's segment; rma receive side: mine, local
+  MPI_Aint ring_disp = 0;    // rma send side: the ring's place in the receiver's window
+  MPI_Aint credit_disp = 0;  // rma receive side: my credits' place in the sender's window
+  std::uint64_t *credit_words = nullptr;  // rma send side: the credits the receiver writes, in my window
+  std::vector<std::uint64_t> last_in_region;  // send side: per region, its last message's sequence number + 1
+};
+
+struct PutChannel : ChannelState {
+  std::uint64_t seq = 0;
+  bool seq_set = false;  // from the first call of an operation until wait_send
+  std::size_t unit_bytes = 0;
+  Direction dir = Direction::root_to_leaf;
+  // Send side, per sending peer.
+  std::vector<Route> route;
+  std::vector<std::uint64_t> previous;  // the previous message of each one's region (SlotRing::writable)
+  std::vector<char> pending;  // staged, not written yet
+  int npending = 0;
+  std::vector<char> staging;  // staged and large messages, at the plan's offsets
+  std::vector<MPI_Request> sends;
+  // Receive side, per receiving peer.
+  bool receiving = false;  // posted, not released
+  bool waited = false;     // wait_recv returned: the ops layer reads the data
+  std::vector<char> drained;  // moved to spill, credit returned
+  std::vector<char> spill;    // drained and large messages, at the plan's offsets
+  std::vector<void *> data;
+  std::vector<MPI_Request> recvs;
+};
+
+class PutSignalTransport final : public Transport {
+ public:
+  explicit PutSignalTransport(const TransportContext &ctx)
+      : comm_(ctx.comm), topo_(ctx.topology), plan_(ctx.plan),
+        slots_(std::atoi(ctx.opts.extra_value(putsignal_slots_option).c_str())),
+        unit_capacity_(std::atoi(ctx.opts.extra_value(putsignal_unit_bytes_option).c_str())),
+        timeout_(std::atof(ctx.opts.extra_value(putsignal_timeout_option).c_str())) {}
+
+  ~PutSignalTransport() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (MPI_Win *w : {&heap_win_, &rma_win_})
+      if (*w != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(*w);
+        MPI_Win_free(w);
+      }
+  }
+
+  int init();
+
+  const char *name() const override { return "putsignal"; }
+  std::string describe() const override;
+  std::string describe_rank() const override;
+  bool lends(Direction, Leg leg) const override { return leg == Leg::forward; }
+
+  int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *) override;
+  int lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) override;
+  int post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) override;
+  int wait_recv(Channel &c) override;
+  int lent_recv(Channel &c, void **recv) override;
+  int release_recv(Channel &c) override;
+  int wait_send(Channel &c) override;
+
+ private:
+  std::vector<Peer> &senders_of(Direction d) { return send_peers_[dir_index(d)]; }
+  std::vector<Peer> &receivers_of(Direction d) { return recv_peers_[dir_index(d)]; }
+  std::size_t capacity(stf_int units) const {
+    return std::max<std::size_t>(SlotRing::round_up(static_cast<std::size_t>(units) * unit_capacity_), kLine);
+  }
+  // The operation's channel state, numbered on its first call.
+  PutChannel &start(Channel &c, Direction d, std::size_t ub);
+  int lay_out_heap();
+  int lay_out_rma();
+  // Set-up: send values[k] to to[k] and receive got[k] from from[k], for the
+  // peers that go via.
+  int exchange(int tag, Via via, const std::vector<Peer> &to, const std::vector<MPI_Aint> &values,
+               const std::vector<Peer> &from, std::vector<MPI_Aint> *got);
+  bool large(const Peer &p, std::size_t ub) const { return p.units * ub > p.capacity; }
+  bool rma_writable(const Peer &p, std::uint64_t n, std::uint64_t previous);
+  // A staged message into its region, and its signal, if the region is free.
+  int write(PutChannel &c, int k);
+  int put_rma(const Peer &p, std::uint64_t n, const void *data, std::size_t bytes);
+  int accumulate(int rank, MPI_Aint disp, std::uint64_t value);
+  bool arrived(const Peer &p, std::uint64_t n);
+  int consume(PutChannel &c, int k);  // return the credit of message k
+  // Writes staged messages that now may be; with drain, also moves arrived
+  // messages of operations not waited for yet out of their regions.
+  int progress(bool drain);
+  int wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int), PutChannel &c,
+                 int k);
+  bool received(PutChannel &c, int k) { return c.drained[k] || arrived(receivers_of(c.dir)[k], c.seq); }
+  bool written(PutChannel &c, int k) { return !c.pending[k]; }
+
+  const Comm &comm_;
+  const Topology &topo_;
+  const Plan &plan_;
+  const int slots_, unit_capacity_;
+  const double timeout_;
+  std::vector<Peer> send_peers_[kDirections], recv_peers_[kDirections];
+  std::uint64_t next_seq_[kDirections] = {0, 0};
+  MPI_Win heap_win_ = MPI_WIN_NULL, rma_win_ = MPI_WIN_NULL;
+  std::size_t heap_bytes_ = 0, rma_bytes_ = 0;
+  int heap_peers_ = 0, rma_peers_ = 0;
+  std::vector<PutChannel *> active_;  // channels with an operation in flight
+};
+
+int PutSignalTransport::init() {
+  for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root}) {
+    for (auto [m, peers] : {std::pair{&senders(plan_, d), &senders_of(d)}, {&receivers(plan_, d), &receivers_of(d)}})
+      for (int k = 0; k < m->count(); k++) {
+        Peer p;
+        p.rank = m->ranks[k];
+        p.units = m->size(k);
+        p.via = topo_.same_node(p.rank) ? Via::heap : Via::rma;
+        p.capacity = capacity(p.units);
+        p.last_in_region.assign(slots_, 0);
+        heap_peers_ += p.via == Via::heap;
+        rma_peers_ += p.via == Via::rma;
+        peers->push_back(p);
+      }
+  }
+  STF_CHECK(lay_out_heap());
+  return lay_out_rma();
+}
+
+// My segment of the node's shared window holds a ring per node peer that
+// sends to me; senders learn where theirs is, and map the segment.
+int PutSignalTransport::lay_out_heap() {
+  if (topo_.local_size == 1) return STF_SUCCESS;  // no node peers anywhere on my node
+  std::vector<MPI_Aint> mine[kDirections];
+  for (int d = 0; d < kDirections; d++)
+    for (const Peer &p : recv_peers_[d]) {
+      mine[d].push_back(p.via == Via::heap ? static_cast<MPI_Aint>(heap_bytes_) : -1);
+      if (p.via == Via::heap) heap_bytes_ += SlotRing::bytes(slots_, p.capacity);
+    }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  char *base = nullptr;
+  const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(std::max<std::size_t>(heap_bytes_, kLine)), 1, info,
+                                         topo_.node_comm, &base, &heap_win_);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Win_allocate_shared");
+  STF_MPI(MPI_Win_set_errhandler(heap_win_, MPI_ERRORS_RETURN));
+  STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, heap_win_));
+  std::memset(base, 0, heap_bytes_);
+  STF_MPI(MPI_Win_sync(heap_win_));
+  for (int d = 0; d < kDirections; d++)
+    for (std::size_t k = 0; k < recv_peers_[d].size(); k++)
+      if (recv_peers_[d][k].via == Via::heap)
+        recv_peers_[d][k].ring = SlotRing::at(base + mine[d][k], slots_, recv_peers_[d][k].capacity);
+  std::vector<MPI_Aint> theirs[kDirections];
+  for (int d = 0; d < kDirections; d++)
+    STF_CHECK(exchange(comm_.transport_tag(tag_heap_ring[d]), Via::heap, recv_peers_[d], mine[d], send_peers_[d],
+                       &theirs[d]));
+  for (int d = 0; d < kDirections; d++)
+    for (std::size_t k = 0; k < send_peers_[d].size(); k++) {
+      Peer &p = send_peers_[d][k];
+      if (p.via != Via::heap) continue;
+      MPI_Aint size = 0;
+      int unit = 1;
+      char *peer_base = nullptr;
+      STF_MPI(MPI_Win_shared_query(heap_win_, topo_.local_rank_of[p.rank], &size, &unit, &peer_base));
+      p.ring = SlotRing::at(peer_base + theirs[d][k], slots_, p.capacity);
+    }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::exchange(int tag, Via via, const std::vector<Peer> &to, const std::vector<MPI_Aint> &values,
+                                 const std::vector<Peer> &from, std::vector<MPI_Aint> *got) {
+  got->assign(from.size(), -1);
+  std::vector<MPI_Request> reqs;
+  for (std::size_t k = 0; k < from.size(); k++)
+    if (from[k].via == via) {
+      reqs.emplace_back();
+      STF_MPI(MPI_Irecv(&(*got)[k], 1, MPI_AINT, from[k].rank, tag, comm_.comm, &reqs.back()));
+    }
+  for (std::size_t k = 0; k < to.size(); k++)
+    if (to[k].via == via) {
+      reqs.emplace_back();
+      STF_MPI(MPI_Isend(&values[k], 1, MPI_AINT, to[k].rank, tag, comm_.comm, &reqs.back()));
+    }
+  if (!reqs.empty()) STF_MPI(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+  return STF_SUCCESS;
+}
+
+// My window holds a ring per off-node peer that sends to me, then, per
+// off-node peer I send to, S credit words it writes.
+int PutSignalTransport::lay_out_rma() {
+  if (topo_.nnodes == 1) return STF_SUCCESS;  // no off-node peers anywhere
+  std::vector<MPI_Aint> rings[kDirections], credits[kDirections];
+  for (int d = 0; d < kDirections; d++)
+    for (const Peer &p : recv_peers_[d]) {
+      rings[d].push_back(p.via == Via::rma ? static_cast<MPI_Aint>(rma_bytes_) : -1);
+      if (p.via == Via::rma) rma_bytes_ += SlotRing::bytes(slots_, p.capacity);
+    }
+  for (int d = 0; d < kDirections; d++)
+    for (const Peer &p : send_peers_[d]) {
+      credits[d].push_back(p.via == Via::rma ? static_cast<MPI_Aint>(rma_bytes_) : -1);
+      if (p.via == Via::rma) rma_bytes_ += slots_ * kLine;
+    }
+  char *base = nullptr;
+  STF_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(std::max<std::size_t>(rma_bytes_, kLine)), 1, MPI_INFO_NULL,
+                           comm_.comm, &base, &rma_win_));
+  STF_MPI(MPI_Win_set_errhandler(rma_win_, MPI_ERRORS_RETURN));
+  STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, rma_win_));
+  std::memset(base, 0, rma_bytes_);
+  STF_MPI(MPI_Win_sync(rma_win_));
+  for (int d = 0; d < kDirections; d++) {
+    for (std::size_t k = 0; k < recv_peers_[d].size(); k++)
+      if (recv_peers_[d][k].via == Via::rma)
+        recv_peers_[d][k].ring = SlotRing::at(base + rings[d][k], slots_, recv_peers_[d][k].capacity);
+    for (std::size_t k = 0; k < send_peers_[d].size(); k++)
+      if (send_peers_[d][k].via == Via::rma)
+        send_peers_[d][k].credit_words = reinterpret_cast<std::uint64_t *>(base + credits[d][k]);
+    std::vector<MPI_Aint> ring_at, credit_at;
+    STF_CHECK(exchange(comm_.transport_tag(tag_rma_ring[d]), Via::rma, recv_peers_[d], rings[d], send_peers_[d],
+                       &ring_at));
+    STF_CHECK(exchange(comm_.transport_tag(tag_rma_credit[d]), Via::rma, send_peers_[d], credits[d],
+                       recv_peers_[d], &credit_at));
+    for (std::size_t k = 0; k < send_peers_[d].size(); k++) send_peers_[d][k].ring_disp = ring_at[k];
+    for (std::size_t k = 0; k < recv_peers_[d].size(); k++) recv_peers_[d][k].credit_disp = credit_at[k];
+  }
+  return STF_SUCCESS;
+}
+
+std::string PutSignalTransport::describe() const {
+  return "putsignal (one-sided put with signal, " + std::to_string(slots_) +
+         " regions per peer and direction: node peers through a shared-memory heap, other nodes' through an MPI "
+         "RMA window; messages of more than " + std::to_string(unit_capacity_) +
+         " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
+}
+
+std::string PutSignalTransport::describe_rank() const {
+  return "putsignal: " + std::to_string(heap_peers_) + " node peer(s), heap " + std::to_string(heap_bytes_ / 1024) +
+         " KiB; " + std::to_string(rma_peers_) + " off-node peer(s), window " +
+         std::to_string(rma_bytes_ / 1024) + " KiB";
+}
+
+PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
+  PutChannel &s = c.get<PutChannel>();
+  if (!s.seq_set) {
+    s.seq = next_seq_[dir_index(d)]++;
+    s.seq_set = true;
+    s.dir = d;
+    s.unit_bytes = ub;
+    active_.push_back(&s);
+  }
+  return s;
+}
+
+int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *) {
+  PutChannel &s = start(c, d, ub);
+  const Messages &m = receivers(plan_, d);
+  const std::vector<Peer> &peers = receivers_of(d);
+  s.receiving = true;
+  s.waited = false;
+  s.drained.assign(peers.size(), 0);
+  s.data.assign(peers.size(), nullptr);
+  s.recvs.assign(peers.size(), MPI_REQUEST_NULL);
+  if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
+  for (std::size_t k = 0; k < peers.size(); k++)
+    if (large(peers[k], ub))
+      STF_MPI(MPI_Irecv(s.spill.data() + m.offset[k] * ub, static_cast<int>(peers[k].units * ub), MPI_BYTE,
+                        peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k]));
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) {
+  PutChannel &s = start(c, d, ub);
+  const Messages &m = senders(plan_, d);
+  std::vector<Peer> &peers = senders_of(d);
+  s.route.assign(peers.size(), Route::staged);
+  s.previous.assign(peers.size(), 0);
+  s.pending.assign(peers.size(), 0);
+  s.npending = 0;
+  if (s.staging.size() < m.idx.size() * ub) s.staging.resize(m.idx.size() * ub);
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    Peer &p = peers[k];
+    if (large(p, ub)) {
+      s.route[k] = Route::large;
+    } else {
+      std::uint64_t &last = p.last_in_region[s.seq % slots_];
+      s.previous[k] = last;
+      last = s.seq + 1;
+      if (p.via == Via::heap && p.ring.writable(s.seq, s.previous[k])) s.route[k] = Route::region;
+    }
+    send[k] = s.route[k] == Route::region ? p.ring.region(s.seq) : s.staging.data() + m.offset[k] * ub;
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) {
+  PutChannel &s = c.get<PutChannel>();
+  const std::vector<Peer> &peers = senders_of(d);
+  s.sends.clear();
+  for (std::size_t k = 0; k < peers.size(); k++) switch (s.route[k]) {
+      case Route::region: peers[k].ring.publish(s.seq); break;
+      case Route::staged:
+        s.pending[k] = 1;
+        s.npending++;
+        break;
+      case Route::large:
+        s.sends.emplace_back();
+        STF_MPI(MPI_Isend(send[k], static_cast<int>(peers[k].units * ub), MPI_BYTE, peers[k].rank,
+                          comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.sends.back()));
+        break;
+    }
+  return s.npending ? progress(false) : STF_SUCCESS;
+}
+
+bool PutSignalTransport::rma_writable(const Peer &p, std::uint64_t n, std::uint64_t previous) {
+  if (previous == 0) return true;
+  MPI_Win_sync(rma_win_);
+  const std::uint64_t *credit = p.credit_words + (n % slots_) * (kLine / sizeof(std::uint64_t));
+  return __atomic_load_n(credit, __ATOMIC_ACQUIRE) >= previous;
+}
+
+int PutSignalTransport::accumulate(int rank, MPI_Aint disp, std::uint64_t value) {
+  STF_MPI(MPI_Accumulate(&value, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T, MPI_REPLACE, rma_win_));
+  STF_MPI(MPI_Win_flush_local(rank, rma_win_));  // value lives on this stack frame
+  return STF_SUCCESS;
+}
+
+// The message first, complete at the target (flush), then its signal.
+int PutSignalTransport::put_rma(const Peer &p, std::uint64_t n, const void *data, std::size_t bytes) {
+  const std::size_t stride = SlotRing::round_up(p.capacity);
+  const MPI_Aint region = p.ring_disp + static_cast<MPI_Aint>((n % slots_) * stride);
+  STF_MPI(MPI_Put(data, static_cast<int>(bytes), MPI_BYTE, p.rank, region, static_cast<int>(bytes), MPI_BYTE,
+                  rma_win_));
+  STF_MPI(MPI_Win_flush(p.rank, rma_win_));
+  const MPI_Aint signal = p.ring_disp + static_cast<MPI_Aint>(slots_ * stride + (n % slots_) * kLine);
+  return accumulate(p.rank, signal, n + 1);
+}
+
+int PutSignalTransport::write(PutChannel &c, int k) {
+  const Peer &p = senders_of(c.dir)[k];
+  const std::size_t bytes = p.units * c.unit_bytes;
+  const char *staged = c.staging.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
+  if (p.via == Via::heap) {
+    if (!p.ring.writable(c.seq, c.previous[k])) return STF_SUCCESS;
+    std::memcpy(p.ring.region(c.seq), staged, bytes);
+    p.ring.publish(c.seq);
+  } else {
+    if (!rma_writable(p, c.seq, c.previous[k])) return STF_SUCCESS;
+    STF_CHECK(put_rma(p, c.seq, staged, bytes));
+  }
+  c.pending[k] = 0;
+  c.npending--;
+  return STF_SUCCESS;
+}
+
+bool PutSignalTransport::arrived(const Peer &p, std::uint64_t n) {
+  if (p.via == Via::rma) MPI_Win_sync(rma_win_);
+  return p.ring.arrived(n);
+}
+
+int PutSignalTransport::consume(PutChannel &c, int k) {
+  const Peer &p = receivers_of(c.dir)[k];
+  if (large(p, c.unit_bytes)) return STF_SUCCESS;
+  if (p.via == Via::heap) {
+    p.ring.consumed(c.seq);
+    return STF_SUCCESS;
+  }
+  return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((c.seq % slots_) * kLine), c.seq + 1);
+}
+
+int PutSignalTransport::progress(bool drain) {
+  for (PutChannel *c : active_) {
+    for (int k = 0; c->npending > 0 && k < static_cast<int>(c->pending.size()); k++)
+      if (c->pending[k]) STF_CHECK(write(*c, k));
+    if (!drain || !c->receiving || c->waited) continue;
+    const Messages &m = receivers(plan_, c->dir);
+    const std::vector<Peer> &peers = receivers_of(c->dir);
+    for (std::size_t k = 0; k < peers.size(); k++) {
+      const Peer &p = peers[k];
+      if (c->drained[k] || large(p, c->unit_bytes) || !arrived(p, c->seq)) continue;
+      std::memcpy(c->spill.data() + m.offset[k] * c->unit_bytes, p.ring.region(c->seq), p.units * c->unit_bytes);
+      STF_CHECK(consume(*c, static_cast<int>(k)));
+      c->drained[k] = 1;
+    }
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int),
+                                   PutChannel &c, int k) {
+  Backoff backoff(timeout_);
+  while (!(this->*ready)(c, k)) {
+    STF_CHECK(progress(backoff.patient()));
+    if (rma_win_ != MPI_WIN_NULL) {  // let MPI apply peers' puts (progress happens inside MPI calls)
+      int flag = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, comm_.transport_tag(tag_large[0]), comm_.comm, &flag, MPI_STATUS_IGNORE);
+    }
+    backoff.pause();
+    if (backoff.expired())
+      return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for %s of rank %d", timeout_, what,
+                       rank);
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_recv(Channel &c) {
+  PutChannel &s = c.get<PutChannel>();
+  const Messages &m = receivers(plan_, s.dir);
+  const std::vector<Peer> &peers = receivers_of(s.dir);
+  if (!s.recvs.empty())
+    STF_MPI(MPI_Waitall(static_cast<int>(s.recvs.size()), s.recvs.data(), MPI_STATUSES_IGNORE));
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    const Peer &p = peers[k];
+    char *spilled = s.spill.data() + m.offset[k] * s.unit_bytes;
+    if (large(p, s.unit_bytes)) {
+      s.data[k] = spilled;
+      continue;
+    }
+    STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));
+    s.data[k] = s.drained[k] ? spilled : p.ring.region(s.seq);
+  }
+  s.waited = true;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::lent_recv(Channel &c, void **recv) {
+  PutChannel &s = c.get<PutChannel>();
+  std::copy(s.data.begin(), s.data.end(), recv);
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::release_recv(Channel &c) {
+  PutChannel &s = c.get<PutChannel>();
+  for (int k = 0; k < static_cast<int>(s.data.size()); k++)
+    if (!s.drained[k]) STF_CHECK(consume(s, k));
+  s.receiving = false;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_send(Channel &c) {
+  PutChannel &s = c.get<PutChannel>();
+  for (int k = 0; k < static_cast<int>(s.pending.size()); k++)
+    if (s.pending[k])
+      STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k].rank, &PutSignalTransport::written, s, k));
+  if (!s.sends.empty()) STF_MPI(MPI_Waitall(static_cast<int>(s.sends.size()), s.sends.data(), MPI_STATUSES_IGNORE));
+  s.sends.clear();
+  s.seq_set = false;
+  active_.erase(std::find(active_.begin(), active_.end(), &s));
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
+  auto t = std::make_unique<PutSignalTransport>(ctx);
+  STF_CHECK(t->init());
+  *out = std::move(t);
+  return STF_SUCCESS;
+}
+
+}  // namespace stf

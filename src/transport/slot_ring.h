@@ -1,0 +1,101 @@
+// The put-with-signal protocol of one sender and one receiver, in memory
+// both can load and store (a shared-memory window), after the NVSHMEM
+// design of the PetscSF paper (Zhang, Brown, Balay, Faibussowitsch, Knepley,
+// Marin, Mills, Munson, Smith, Zampini, "The PetscSF scalable communication
+// layer", IEEE Trans. Parallel Distrib. Syst. 33(4), 2022).
+//
+// The receiver owns S regions for messages from the sender. The message of
+// sequence number n (the n-th operation of its direction on the SF, the same
+// on every rank) goes in region n % S, unless it goes another way (too large
+// for the region): then the region keeps its previous message. Each region
+// has a signal word, written by the sender, and a credit word, written by
+// the receiver, each in a cache line of its own:
+//   sender:   wait until credit(n) >= p, where p - 1 is the sequence number
+//             of the region's previous message (the receiver is done with
+//             it; p = 0: none), write the region, store signal(n) = n + 1
+//             (release);
+//   receiver: wait until signal(n) == n + 1 (acquire), read the region,
+//             store credit(n) = n + 1 (release).
+// A region's messages are written and read in sequence order, so words only
+// grow, and a value names its sequence number: a late or early signal is
+// never taken for the current one. Nothing here blocks: callers poll with a
+// Backoff.
+#pragma once
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace stf {
+
+constexpr std::size_t kLine = 64;  // a word per cache line: sender and receiver never share a line
+
+struct SlotRing {
+  char *regions = nullptr;  // S regions, stride bytes apart
+  std::size_t stride = 0;
+  char *signals = nullptr;  // S words, kLine apart
+  char *credits = nullptr;  // S words, kLine apart
+  int slots = 1;
+
+  // Bytes for a ring of S regions of capacity bytes (regions, then signals,
+  // then credits), and the ring laid out at base.
+  static std::size_t bytes(int slots, std::size_t capacity) { return slots * (round_up(capacity) + 2 * kLine); }
+  static SlotRing at(char *base, int slots, std::size_t capacity) {
+    SlotRing r;
+    r.stride = round_up(capacity);
+    r.slots = slots;
+    r.regions = base;
+    r.signals = base + slots * r.stride;
+    r.credits = r.signals + slots * kLine;
+    return r;
+  }
+  static std::size_t round_up(std::size_t b) { return (b + kLine - 1) / kLine * kLine; }
+
+  char *region(std::uint64_t n) const { return regions + (n % slots) * stride; }
+  std::uint64_t *signal(std::uint64_t n) const { return word(signals, n); }
+  std::uint64_t *credit(std::uint64_t n) const { return word(credits, n); }
+
+  // Sender: region n % S may take message n; previous = the sequence number
+  // + 1 of the region's previous message, 0 for none.
+  bool writable(std::uint64_t n, std::uint64_t previous) const {
+    return previous == 0 || __atomic_load_n(credit(n), __ATOMIC_ACQUIRE) >= previous;
+  }
+  void publish(std::uint64_t n) const { __atomic_store_n(signal(n), n + 1, __ATOMIC_RELEASE); }
+  // Receiver.
+  bool arrived(std::uint64_t n) const { return __atomic_load_n(signal(n), __ATOMIC_ACQUIRE) == n + 1; }
+  void consumed(std::uint64_t n) const { __atomic_store_n(credit(n), n + 1, __ATOMIC_RELEASE); }
+
+ private:
+  std::uint64_t *word(char *words, std::uint64_t n) const {
+    return reinterpret_cast<std::uint64_t *>(words + (n % slots) * kLine);
+  }
+};
+
+// Polling without burning a core when ranks outnumber cores: spins a while,
+// then yields on every poll; after timeout seconds (0: never) expired()
+// says so.
+class Backoff {
+ public:
+  explicit Backoff(double timeout) : timeout_(timeout) {}
+  // Call once per unsuccessful poll.
+  void pause() {
+    if (++polls_ > kSpins) sched_yield();
+  }
+  bool patient() const { return polls_ > kSpins; }  // waited long enough to try harder things
+  bool expired() {
+    if (timeout_ <= 0 || polls_ % 1024 != 0) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (polls_ == 1024) start_ = now;
+    return std::chrono::duration<double>(now - start_).count() > timeout_;
+  }
+
+ private:
+  static constexpr long kSpins = 200;
+  double timeout_;
+  long polls_ = 0;
+  std::chrono::steady_clock::time_point start_{};
+};
+
+}  // namespace stf

@@ -1,0 +1,139 @@
+// What the putsignal transport does beyond the oracle suite (which CTest
+// also runs under it): more operations in flight than it has regions, ended
+// in reverse and in a rank-dependent order; messages too large for their
+// region (MPI point-to-point) mixed with ones that fit; the view's per-rank
+// memory; and a rank that stops calling in: with -stf_putsignal_timeout its
+// peer gets STF_ERR_TIMEOUT instead of waiting for ever.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+using namespace stft;
+
+namespace {
+
+// Leaf 0 reads root 0 of the next rank, leaf 1 root 1 of the previous one.
+stf_sf ring(Checker &ck, const char *options, int me, int size) {
+  stf_sf sf = nullptr;
+  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+  stf_node remote[2] = {{(me + 1) % size, 0}, {(me + size - 1) % size, 1}};
+  ck.code(stf_set_graph(sf, 2, 2, nullptr, STF_COPY_VALUES, remote, STF_COPY_VALUES), STF_SUCCESS, "graph");
+  return sf;
+}
+
+double value(int op, int rank, int root, int component) { return 1000.0 * op + 10.0 * rank + root + 0.25 * component; }
+
+// n bcasts in flight of units of `doubles` doubles, ended in reverse order
+// on even ranks and in order on odd ones.
+void many_in_flight(Checker &ck, const char *options, int n, int doubles, int me, int size) {
+  ck.context(std::string(options) + ": " + std::to_string(n) + " bcasts of " + std::to_string(doubles) +
+             " doubles in flight");
+  stf_sf sf = ring(ck, options, me, size);
+  MPI_Datatype unit;
+  MPI_Type_contiguous(doubles, MPI_DOUBLE, &unit);
+  MPI_Type_commit(&unit);
+  const std::size_t per = 2 * static_cast<std::size_t>(doubles);
+  std::vector<double> roots(n * per), leaves(n * per, -1);
+  std::vector<stf_request> reqs(n, nullptr);
+  for (int i = 0; i < n; i++) {
+    for (int r = 0; r < 2; r++)
+      for (int c = 0; c < doubles; c++) roots[i * per + r * doubles + c] = value(i, me, r, c);
+    ck.code(stf_bcast_begin(sf, unit, &roots[i * per], &leaves[i * per], MPI_REPLACE, &reqs[i]), STF_SUCCESS,
+            "stf_bcast_begin");
+  }
+  for (int j = 0; j < n; j++) {
+    const int i = me % 2 ? j : n - 1 - j;
+    ck.code(stf_bcast_end(sf, &reqs[i]), STF_SUCCESS, "stf_bcast_end");
+  }
+  long long wrong = 0;
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < doubles; c++)
+      wrong += leaves[i * per + c] != value(i, (me + 1) % size, 0, c) ||
+               leaves[i * per + doubles + c] != value(i, (me + size - 1) % size, 1, c);
+  ck.check(wrong == 0, "%lld values wrong", wrong);
+  MPI_Type_free(&unit);
+  stf_destroy(&sf);
+}
+
+// The view says what each rank holds.
+void view(Checker &ck, int me, int size) {
+  ck.context("view");
+  stf_sf sf = ring(ck, "-stf_type putsignal", me, size);
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  std::FILE *f = std::tmpfile();
+  ck.code(stf_view(sf, f), STF_SUCCESS, "stf_view");
+  std::string text;
+  std::rewind(f);
+  char buf[512];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  if (me == 0)
+    ck.check(text.find("transport putsignal (one-sided put with signal") != std::string::npos &&
+                 text.find("node peer(s), heap") != std::string::npos &&
+                 text.find("fetch-and-op: basic fallback") != std::string::npos,
+             "view:\n%s", text.c_str());
+  stf_destroy(&sf);
+}
+
+// Rank 1 begins two operations (with one region per peer, its second
+// message must wait until rank 0 has taken the first) and then does not
+// call in for 3 s; rank 0, with a timeout of 1 s, ends the second first.
+void stalled_peer(Checker &ck, int me) {
+  ck.context("a peer that stops calling in");
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  stf_sf sf = nullptr;
+  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_slots 1 -stf_putsignal_timeout 1"),
+          STF_SUCCESS, "options");
+  stf_node remote = {1 - me, 0};
+  ck.code(stf_set_graph(sf, 1, 1, nullptr, STF_COPY_VALUES, &remote, STF_COPY_VALUES), STF_SUCCESS, "graph");
+  double root[2] = {1.0 + me, 2.0 + me}, leaf[2] = {0, 0};
+  stf_request a = nullptr, b = nullptr;
+  ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[0], &leaf[0], MPI_REPLACE, &a), STF_SUCCESS, "begin 1");
+  ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[1], &leaf[1], MPI_REPLACE, &b), STF_SUCCESS, "begin 2");
+  if (me == 0) {
+    const double t0 = MPI_Wtime();
+    ck.code(stf_bcast_end(sf, &b), STF_ERR_TIMEOUT, "end 2 while the peer sleeps");
+    ck.has_message("timeout");
+    ck.check(MPI_Wtime() - t0 < 2.5, "the timeout came after %.1f s", MPI_Wtime() - t0);
+    ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1");
+    ck.check(leaf[0] == 2.0, "op 1 gave %g", leaf[0]);
+  } else {
+    sleep(3);
+    ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1 after sleeping");
+    ck.check(leaf[0] == 1.0, "op 1 gave %g", leaf[0]);
+    // Rank 0 left its second message unwritten when it timed out.
+    ck.code(stf_bcast_end(sf, &b), STF_ERR_TIMEOUT, "end 2 after the peer timed out");
+  }
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy after a timeout");
+  MPI_Comm_free(&pair);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int me = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Checker ck("test_putsignal", argc, argv, 1);
+  for (const char *o : {"-stf_type putsignal -stf_putsignal_slots 1", "-stf_type putsignal -stf_putsignal_slots 2",
+                        "-stf_type putsignal"}) {
+    many_in_flight(ck, o, 9, 1, me, size);
+    many_in_flight(ck, o, 5, 3, me, size);  // 24-byte units: larger than their 16-byte-per-unit regions
+  }
+  many_in_flight(ck, "-stf_type putsignal -stf_putsignal_unit_bytes 24 -stf_putsignal_slots 1", 7, 3, me, size);
+  view(ck, me, size);
+  if (size >= 2) stalled_peer(ck, me);
+  int rc = ck.finish();
+  MPI_Finalize();
+  return rc;
+}
