@@ -25,7 +25,7 @@ namespace {
 
 inline int send(stf_request r, const Flow &f) {
   if (r->on_device) STF_CHECK(check_for_mpi(r, f.from, r->send_ptrs.data()));
-  return r->mover->transport->post_send(f.channel, f.dir, Leg::forward, r->unit->packed_bytes, r->send_ptrs.data());
+  return r->leg_transport->post_send(*r->leg_channel, f.dir, Leg::forward, r->unit->packed_bytes, r->send_ptrs.data());
 }
 
 // Receives into user memory overwrite, so they need REPLACE; the receiving
@@ -48,7 +48,8 @@ int aim_one_way_receives(stf_request r, const Flow &f) {
 
 int post_receives(stf_request r, const Flow &f) {
   if (r->on_device) STF_CHECK(check_for_mpi(r, f.to, r->recv_ptrs.data()));
-  return r->mover->transport->post_recv(f.channel, f.dir, Leg::forward, r->unit->packed_bytes, r->recv_ptrs.data());
+  return r->leg_transport->post_recv(*r->leg_channel, f.dir, Leg::forward, r->unit->packed_bytes,
+                                     r->recv_ptrs.data());
 }
 
 // The self part: nothing when it would copy every unit onto itself (REPLACE,
@@ -82,7 +83,9 @@ int one_way_begin(stf_request r, Direction d) {
   Transport &t = *r->mover->transport;
   if (!r->on_device && t.takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
   if (r->on_device) STF_CHECK(device_begin_work(r, false));
-  r->lent = t.lends(d, Leg::forward);
+  Transport &mt = t.mover(f.channel, Leg::forward, &r->leg_channel);
+  r->leg_transport = &mt;
+  r->lent = mt.lends(d, Leg::forward);
   STF_CHECK(aim_one_way_receives(r, f));
   // Messages may arrive while we pack, except into user device memory that
   // the stream may still be reading: the model's wait comes first there.
@@ -90,7 +93,7 @@ int one_way_begin(stf_request r, Direction d) {
   if (receive_early) STF_CHECK(post_receives(r, f));
   if (r->lent) {
     r->lent_ptrs.resize(f.from.count());
-    STF_CHECK(t.lend_send(f.channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
+    STF_CHECK(mt.lend_send(*r->leg_channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
     r->send_ptrs.assign(r->lent_ptrs.begin(), r->lent_ptrs.end());
   }
   bool enqueued = false;
@@ -120,12 +123,13 @@ int one_way_end(stf_request r, Direction d) {
     return t.end_whole(f.channel, d);
   }
   STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
-  STF_CHECK(t.wait_recv(f.channel));
-  if (r->lent) STF_CHECK(t.lent_recv(f.channel, r->recv_ptrs.data()));
+  Transport &mt = *r->leg_transport;
+  Channel &c = *r->leg_channel;
+  STF_CHECK(mt.wait_recv(c));  // lending transports fill r->recv_ptrs
   STF_CHECK(space_of(r->dst_mem).unpack(r, f));
   if (r->on_device) STF_CHECK(device_end_work(r, f));
-  if (r->lent) STF_CHECK(t.release_recv(f.channel));  // after the unpack has read the lent memory
-  return t.wait_send(f.channel);
+  if (r->lent) STF_CHECK(mt.release_recv(c));  // after the unpack has read the lent memory
+  return mt.wait_send(c);
 }
 
 }  // namespace stf

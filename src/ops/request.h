@@ -47,6 +47,9 @@ struct stf_request_s {
   std::vector<const void *> send_ptrs;
   std::vector<void *> lent_ptrs;  // where to pack each message, in memory the transport lends
   stf::Channel to_leaf, to_root;
+  // What moves this operation's one-way leg (Transport::mover), set in begin.
+  stf::Transport *leg_transport = nullptr;
+  stf::Channel *leg_channel = nullptr;
 
   // Set while some of this operation's data is on a device; kept between
   // uses of the slot (device buffers, events).

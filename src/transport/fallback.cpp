@@ -38,6 +38,11 @@ class WithFallback final : public Transport {
     return s.send_basic ? basic_->wait_send(s.basic) : primary_->wait_send(s.primary);
   }
 
+  Transport &mover(Channel &c, Leg leg, Channel **own) override {
+    State &s = c.get<State>();
+    if (to_basic(leg)) return basic_->mover(s.basic, leg, own);
+    return primary_->mover(s.primary, leg, own);
+  }
   bool takes_whole(Direction d, const Unit &u, MPI_Op op) const override { return primary_->takes_whole(d, u, op); }
   bool whole_does_self() const override { return primary_->whole_does_self(); }
   int begin_whole(Channel &c, Direction d, const WholeOp &w) override {
@@ -49,7 +54,6 @@ class WithFallback final : public Transport {
   int lend_send(Channel &c, Direction d, Leg leg, std::size_t ub, void **send) override {
     return primary_->lend_send(c.get<State>().primary, d, leg, ub, send);
   }
-  int lent_recv(Channel &c, void **recv) override { return primary_->lent_recv(c.get<State>().primary, recv); }
   int release_recv(Channel &c) override {
     State &s = c.get<State>();
     return s.recv_basic ? STF_SUCCESS : primary_->release_recv(s.primary);

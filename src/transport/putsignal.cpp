@@ -30,14 +30,17 @@
 //   messages that arrived for operations it has not ended yet out of their
 //   regions (spill buffers) and returns their credits, so ends may come in
 //   any order with any number of operations in flight.
-// - Waiting polls, spins 200 times, then yields on every poll (ranks may
-//   outnumber cores); -stf_putsignal_timeout turns a peer that never comes
+// - Waiting polls: where the node has more ranks than cores it spins 200
+//   polls, then yields on every poll (the rank it waits for may need this
+//   core); else it spins 100,000 polls first, as MPI libraries do when each
+//   rank has a core. -stf_putsignal_timeout turns a peer that never comes
 //   into STF_ERR_TIMEOUT.
 // - Fetch-and-op combines contributions in its receive buffers and sends the
 //   old values back from them, from end: basic (the registry row says so).
 // - Set-up exchanges where each ring lies, one MPI_Aint per peer pair and
 //   direction; memory per rank is O(peers x S x region), printed by the view.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -65,10 +68,10 @@ int count_option(const char *name, const std::string &v, long lo, long hi, Optio
 }  // namespace
 
 const OptionSpec putsignal_slots_option = {
-    "stf_putsignal_slots", "STF_PUTSIGNAL_SLOTS", "1..64",
+    "stf_putsignal_slots", "STF_PUTSIGNAL_SLOTS", "1|2|4|8|16|32|64",
     "putsignal transport: regions per peer and direction, i.e. operations in flight before a sender stages "
     "its message (default 4)",
-    "4", [](const std::string &v, Options *o) { return count_option("stf_putsignal_slots", v, 1, 64, o); }};
+    "4", nullptr};
 const OptionSpec putsignal_unit_bytes_option = {
     "stf_putsignal_unit_bytes", "STF_PUTSIGNAL_UNIT_BYTES", "1..65536",
     "putsignal transport: bytes per unit a region holds; larger messages go by MPI point-to-point (default 16)",
@@ -90,6 +93,10 @@ constexpr int tag_rma_ring[kDirections] = {4, 5};     // set-up: where my ring l
 constexpr int tag_rma_credit[kDirections] = {6, 7};   // set-up: where my credits lie in the window
 
 enum class Via : unsigned char { heap, rma };
+// Where a received message is: not taken yet, moved to the spill buffer
+// (its credit returned), or taken in its region by wait_recv (credit
+// returned by release_recv).
+enum class Held : unsigned char { no, spilled, in_region };
 // How one message of an operation goes.
 enum class Route : unsigned char { region, staged, large };
 
@@ -107,6 +114,12 @@ struct Peer {
 };
 
 struct PutChannel : ChannelState {
+  // The transport's list of its channels (progress looks at them all); the
+  // ops layer frees channels before their transport.
+  std::vector<PutChannel *> *listed = nullptr;
+  ~PutChannel() override {
+    if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
+  }
   std::uint64_t seq = 0;
   bool seq_set = false;  // from the first call of an operation until wait_send
   std::size_t unit_bytes = 0;
@@ -121,10 +134,12 @@ struct PutChannel : ChannelState {
   // Receive side, per receiving peer.
   bool receiving = false;  // posted, not released
   bool waited = false;     // wait_recv returned: the ops layer reads the data
-  std::vector<char> drained;  // moved to spill, credit returned
-  std::vector<char> spill;    // drained and large messages, at the plan's offsets
-  std::vector<void *> data;
-  std::vector<MPI_Request> recvs;
+  std::vector<Held> held;   // per receiving peer
+  std::vector<char> spill;  // spilled and large messages, at the plan's offsets
+  void **data = nullptr;      // where wait_recv says where each message is (the ops layer's array)
+  int nreceive = 0;
+  std::vector<MPI_Request> recvs;  // of large messages (MPI_REQUEST_NULL for the others)
+  int nrecvs = 0;
 };
 
 class PutSignalTransport final : public Transport {
@@ -133,7 +148,8 @@ class PutSignalTransport final : public Transport {
       : comm_(ctx.comm), topo_(ctx.topology), plan_(ctx.plan),
         slots_(std::atoi(ctx.opts.extra_value(putsignal_slots_option).c_str())),
         unit_capacity_(std::atoi(ctx.opts.extra_value(putsignal_unit_bytes_option).c_str())),
-        timeout_(std::atof(ctx.opts.extra_value(putsignal_timeout_option).c_str())) {}
+        timeout_(std::atof(ctx.opts.extra_value(putsignal_timeout_option).c_str())),
+        spins_(ctx.topology.local_size > sysconf(_SC_NPROCESSORS_ONLN) ? 200 : 100000) {}
 
   ~PutSignalTransport() override {
     int finalized = 0;
@@ -153,11 +169,10 @@ class PutSignalTransport final : public Transport {
   std::string describe_rank() const override;
   bool lends(Direction, Leg leg) const override { return leg == Leg::forward; }
 
-  int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *) override;
+  int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) override;
   int lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) override;
   int post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) override;
   int wait_recv(Channel &c) override;
-  int lent_recv(Channel &c, void **recv) override;
   int release_recv(Channel &c) override;
   int wait_send(Channel &c) override;
 
@@ -188,7 +203,7 @@ class PutSignalTransport final : public Transport {
   int progress(bool drain);
   int wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int), PutChannel &c,
                  int k);
-  bool received(PutChannel &c, int k) { return c.drained[k] || arrived(receivers_of(c.dir)[k], c.seq); }
+  bool received(PutChannel &c, int k) { return c.held[k] != Held::no || arrived(receivers_of(c.dir)[k], c.seq); }
   bool written(PutChannel &c, int k) { return !c.pending[k]; }
 
   const Comm &comm_;
@@ -196,12 +211,14 @@ class PutSignalTransport final : public Transport {
   const Plan &plan_;
   const int slots_, unit_capacity_;
   const double timeout_;
+  const long spins_;  // polls before yielding (Backoff)
   std::vector<Peer> send_peers_[kDirections], recv_peers_[kDirections];
   std::uint64_t next_seq_[kDirections] = {0, 0};
   MPI_Win heap_win_ = MPI_WIN_NULL, rma_win_ = MPI_WIN_NULL;
   std::size_t heap_bytes_ = 0, rma_bytes_ = 0;
-  int heap_peers_ = 0, rma_peers_ = 0;
-  std::vector<PutChannel *> active_;  // channels with an operation in flight
+  int heap_links_ = 0, rma_links_ = 0;  // (peer, direction, send or receive) through each
+  std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
+  int pending_ = 0;                   // staged messages not written yet, in all of them
 };
 
 int PutSignalTransport::init() {
@@ -214,8 +231,8 @@ int PutSignalTransport::init() {
         p.via = topo_.same_node(p.rank) ? Via::heap : Via::rma;
         p.capacity = capacity(p.units);
         p.last_in_region.assign(slots_, 0);
-        heap_peers_ += p.via == Via::heap;
-        rma_peers_ += p.via == Via::rma;
+        heap_links_ += p.via == Via::heap;
+        rma_links_ += p.via == Via::rma;
         peers->push_back(p);
       }
   }
@@ -332,37 +349,48 @@ std::string PutSignalTransport::describe() const {
 }
 
 std::string PutSignalTransport::describe_rank() const {
-  return "putsignal: " + std::to_string(heap_peers_) + " node peer(s), heap " + std::to_string(heap_bytes_ / 1024) +
-         " KiB; " + std::to_string(rma_peers_) + " off-node peer(s), window " +
-         std::to_string(rma_bytes_ / 1024) + " KiB";
+  return "putsignal: " + std::to_string(heap_links_) + " peer link(s) in the node's heap (" +
+         std::to_string((heap_bytes_ + 1023) / 1024) + " KiB of rings here), " + std::to_string(rma_links_) +
+         " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)";
 }
 
 PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
   PutChannel &s = c.get<PutChannel>();
+  if (!s.listed) {
+    channels_.push_back(&s);
+    s.listed = &channels_;
+  }
   if (!s.seq_set) {
     s.seq = next_seq_[dir_index(d)]++;
     s.seq_set = true;
     s.dir = d;
     s.unit_bytes = ub;
-    active_.push_back(&s);
   }
   return s;
 }
 
-int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *) {
+int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) {
   PutChannel &s = start(c, d, ub);
   const Messages &m = receivers(plan_, d);
   const std::vector<Peer> &peers = receivers_of(d);
   s.receiving = true;
   s.waited = false;
-  s.drained.assign(peers.size(), 0);
-  s.data.assign(peers.size(), nullptr);
-  s.recvs.assign(peers.size(), MPI_REQUEST_NULL);
+  s.data = const_cast<void **>(recv);
+  s.nreceive = static_cast<int>(peers.size());
+  if (s.held.size() != peers.size()) {  // the channel's first operation: its direction is fixed
+    s.held.resize(peers.size());
+    s.recvs.resize(peers.size());
+  }
+  s.nrecvs = 0;
   if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
-  for (std::size_t k = 0; k < peers.size(); k++)
-    if (large(peers[k], ub))
-      STF_MPI(MPI_Irecv(s.spill.data() + m.offset[k] * ub, static_cast<int>(peers[k].units * ub), MPI_BYTE,
-                        peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k]));
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    s.held[k] = Held::no;
+    s.recvs[k] = MPI_REQUEST_NULL;
+    if (!large(peers[k], ub)) continue;
+    s.nrecvs++;
+    STF_MPI(MPI_Irecv(s.spill.data() + m.offset[k] * ub, static_cast<int>(peers[k].units * ub), MPI_BYTE,
+                      peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k]));
+  }
   return STF_SUCCESS;
 }
 
@@ -370,17 +398,22 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   PutChannel &s = start(c, d, ub);
   const Messages &m = senders(plan_, d);
   std::vector<Peer> &peers = senders_of(d);
-  s.route.assign(peers.size(), Route::staged);
-  s.previous.assign(peers.size(), 0);
-  s.pending.assign(peers.size(), 0);
+  if (s.route.size() != peers.size()) {  // the channel's first operation
+    s.route.resize(peers.size());
+    s.previous.resize(peers.size());
+    s.pending.resize(peers.size());
+  }
   s.npending = 0;
   if (s.staging.size() < m.idx.size() * ub) s.staging.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
     Peer &p = peers[k];
+    s.route[k] = Route::staged;
+    s.previous[k] = 0;
+    s.pending[k] = 0;
     if (large(p, ub)) {
       s.route[k] = Route::large;
     } else {
-      std::uint64_t &last = p.last_in_region[s.seq % slots_];
+      std::uint64_t &last = p.last_in_region[s.seq & (slots_ - 1)];
       s.previous[k] = last;
       last = s.seq + 1;
       if (p.via == Via::heap && p.ring.writable(s.seq, s.previous[k])) s.route[k] = Route::region;
@@ -399,6 +432,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
       case Route::staged:
         s.pending[k] = 1;
         s.npending++;
+        pending_++;
         break;
       case Route::large:
         s.sends.emplace_back();
@@ -412,7 +446,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
 bool PutSignalTransport::rma_writable(const Peer &p, std::uint64_t n, std::uint64_t previous) {
   if (previous == 0) return true;
   MPI_Win_sync(rma_win_);
-  const std::uint64_t *credit = p.credit_words + (n % slots_) * (kLine / sizeof(std::uint64_t));
+  const std::uint64_t *credit = p.credit_words + (n & (slots_ - 1)) * (kLine / sizeof(std::uint64_t));
   return __atomic_load_n(credit, __ATOMIC_ACQUIRE) >= previous;
 }
 
@@ -425,11 +459,11 @@ int PutSignalTransport::accumulate(int rank, MPI_Aint disp, std::uint64_t value)
 // The message first, complete at the target (flush), then its signal.
 int PutSignalTransport::put_rma(const Peer &p, std::uint64_t n, const void *data, std::size_t bytes) {
   const std::size_t stride = SlotRing::round_up(p.capacity);
-  const MPI_Aint region = p.ring_disp + static_cast<MPI_Aint>((n % slots_) * stride);
+  const MPI_Aint region = p.ring_disp + static_cast<MPI_Aint>((n & (slots_ - 1)) * stride);
   STF_MPI(MPI_Put(data, static_cast<int>(bytes), MPI_BYTE, p.rank, region, static_cast<int>(bytes), MPI_BYTE,
                   rma_win_));
   STF_MPI(MPI_Win_flush(p.rank, rma_win_));
-  const MPI_Aint signal = p.ring_disp + static_cast<MPI_Aint>(slots_ * stride + (n % slots_) * kLine);
+  const MPI_Aint signal = p.ring_disp + static_cast<MPI_Aint>(slots_ * stride + (n & (slots_ - 1)) * kLine);
   return accumulate(p.rank, signal, n + 1);
 }
 
@@ -447,6 +481,7 @@ int PutSignalTransport::write(PutChannel &c, int k) {
   }
   c.pending[k] = 0;
   c.npending--;
+  pending_--;
   return STF_SUCCESS;
 }
 
@@ -462,11 +497,13 @@ int PutSignalTransport::consume(PutChannel &c, int k) {
     p.ring.consumed(c.seq);
     return STF_SUCCESS;
   }
-  return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((c.seq % slots_) * kLine), c.seq + 1);
+  return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((c.seq & (slots_ - 1)) * kLine), c.seq + 1);
 }
 
 int PutSignalTransport::progress(bool drain) {
-  for (PutChannel *c : active_) {
+  if (!drain && pending_ == 0) return STF_SUCCESS;
+  for (PutChannel *c : channels_) {
+    if (!c->seq_set) continue;
     for (int k = 0; c->npending > 0 && k < static_cast<int>(c->pending.size()); k++)
       if (c->pending[k]) STF_CHECK(write(*c, k));
     if (!drain || !c->receiving || c->waited) continue;
@@ -474,10 +511,10 @@ int PutSignalTransport::progress(bool drain) {
     const std::vector<Peer> &peers = receivers_of(c->dir);
     for (std::size_t k = 0; k < peers.size(); k++) {
       const Peer &p = peers[k];
-      if (c->drained[k] || large(p, c->unit_bytes) || !arrived(p, c->seq)) continue;
+      if (c->held[k] != Held::no || large(p, c->unit_bytes) || !arrived(p, c->seq)) continue;
       std::memcpy(c->spill.data() + m.offset[k] * c->unit_bytes, p.ring.region(c->seq), p.units * c->unit_bytes);
       STF_CHECK(consume(*c, static_cast<int>(k)));
-      c->drained[k] = 1;
+      c->held[k] = Held::spilled;
     }
   }
   return STF_SUCCESS;
@@ -485,7 +522,7 @@ int PutSignalTransport::progress(bool drain) {
 
 int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int),
                                    PutChannel &c, int k) {
-  Backoff backoff(timeout_);
+  Backoff backoff(spins_, timeout_);
   while (!(this->*ready)(c, k)) {
     STF_CHECK(progress(backoff.patient()));
     if (rma_win_ != MPI_WIN_NULL) {  // let MPI apply peers' puts (progress happens inside MPI calls)
@@ -504,8 +541,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
   PutChannel &s = c.get<PutChannel>();
   const Messages &m = receivers(plan_, s.dir);
   const std::vector<Peer> &peers = receivers_of(s.dir);
-  if (!s.recvs.empty())
-    STF_MPI(MPI_Waitall(static_cast<int>(s.recvs.size()), s.recvs.data(), MPI_STATUSES_IGNORE));
+  if (s.nrecvs > 0) STF_MPI(MPI_Waitall(static_cast<int>(s.recvs.size()), s.recvs.data(), MPI_STATUSES_IGNORE));
   for (std::size_t k = 0; k < peers.size(); k++) {
     const Peer &p = peers[k];
     char *spilled = s.spill.data() + m.offset[k] * s.unit_bytes;
@@ -514,22 +550,19 @@ int PutSignalTransport::wait_recv(Channel &c) {
       continue;
     }
     STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));
-    s.data[k] = s.drained[k] ? spilled : p.ring.region(s.seq);
+    // Taken where it is: waiting for the next peer's message may spill
+    // others, not this one.
+    if (s.held[k] == Held::no) s.held[k] = Held::in_region;
+    s.data[k] = s.held[k] == Held::spilled ? spilled : p.ring.region(s.seq);
   }
   s.waited = true;
   return STF_SUCCESS;
 }
 
-int PutSignalTransport::lent_recv(Channel &c, void **recv) {
-  PutChannel &s = c.get<PutChannel>();
-  std::copy(s.data.begin(), s.data.end(), recv);
-  return STF_SUCCESS;
-}
-
 int PutSignalTransport::release_recv(Channel &c) {
   PutChannel &s = c.get<PutChannel>();
-  for (int k = 0; k < static_cast<int>(s.data.size()); k++)
-    if (!s.drained[k]) STF_CHECK(consume(s, k));
+  for (int k = 0; k < s.nreceive; k++)
+    if (s.held[k] == Held::in_region) STF_CHECK(consume(s, k));
   s.receiving = false;
   return STF_SUCCESS;
 }
@@ -542,7 +575,6 @@ int PutSignalTransport::wait_send(Channel &c) {
   if (!s.sends.empty()) STF_MPI(MPI_Waitall(static_cast<int>(s.sends.size()), s.sends.data(), MPI_STATUSES_IGNORE));
   s.sends.clear();
   s.seq_set = false;
-  active_.erase(std::find(active_.begin(), active_.end(), &s));
   return STF_SUCCESS;
 }
 

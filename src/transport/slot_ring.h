@@ -4,9 +4,9 @@
 // Marin, Mills, Munson, Smith, Zampini, "The PetscSF scalable communication
 // layer", IEEE Trans. Parallel Distrib. Syst. 33(4), 2022).
 //
-// The receiver owns S regions for messages from the sender. The message of
-// sequence number n (the n-th operation of its direction on the SF, the same
-// on every rank) goes in region n % S, unless it goes another way (too large
+// The receiver owns S regions (S a power of two) for messages from the
+// sender. The message of sequence number n (the n-th operation of its
+// direction on the SF, the same on every rank) goes in region n % S, unless it goes another way (too large
 // for the region): then the region keeps its previous message. Each region
 // has a signal word, written by the sender, and a credit word, written by
 // the receiver, each in a cache line of its own:
@@ -37,7 +37,7 @@ struct SlotRing {
   std::size_t stride = 0;
   char *signals = nullptr;  // S words, kLine apart
   char *credits = nullptr;  // S words, kLine apart
-  int slots = 1;
+  int slots = 1;  // a power of two
 
   // Bytes for a ring of S regions of capacity bytes (regions, then signals,
   // then credits), and the ring laid out at base.
@@ -53,7 +53,8 @@ struct SlotRing {
   }
   static std::size_t round_up(std::size_t b) { return (b + kLine - 1) / kLine * kLine; }
 
-  char *region(std::uint64_t n) const { return regions + (n % slots) * stride; }
+  std::uint64_t slot(std::uint64_t n) const { return n & (slots - 1); }
+  char *region(std::uint64_t n) const { return regions + slot(n) * stride; }
   std::uint64_t *signal(std::uint64_t n) const { return word(signals, n); }
   std::uint64_t *credit(std::uint64_t n) const { return word(credits, n); }
 
@@ -69,21 +70,22 @@ struct SlotRing {
 
  private:
   std::uint64_t *word(char *words, std::uint64_t n) const {
-    return reinterpret_cast<std::uint64_t *>(words + (n % slots) * kLine);
+    return reinterpret_cast<std::uint64_t *>(words + slot(n) * kLine);
   }
 };
 
-// Polling without burning a core when ranks outnumber cores: spins a while,
-// then yields on every poll; after timeout seconds (0: never) expired()
-// says so.
+// Polling without burning a core that another rank needs: spins `spins`
+// polls (few where ranks outnumber cores, many where each has its own, as
+// MPI libraries do), then yields on every poll; after timeout seconds (0:
+// never) expired() says so.
 class Backoff {
  public:
-  explicit Backoff(double timeout) : timeout_(timeout) {}
+  Backoff(long spins, double timeout) : spins_(spins), timeout_(timeout) {}
   // Call once per unsuccessful poll.
   void pause() {
-    if (++polls_ > kSpins) sched_yield();
+    if (++polls_ > spins_) sched_yield();
   }
-  bool patient() const { return polls_ > kSpins; }  // waited long enough to try harder things
+  bool patient() const { return polls_ > kPatient; }  // waited long enough to try harder things
   bool expired() {
     if (timeout_ <= 0 || polls_ % 1024 != 0) return false;
     const auto now = std::chrono::steady_clock::now();
@@ -92,8 +94,9 @@ class Backoff {
   }
 
  private:
-  static constexpr long kSpins = 200;
-  double timeout_;
+  static constexpr long kPatient = 200;
+  const long spins_;
+  const double timeout_;
   long polls_ = 0;
   std::chrono::steady_clock::time_point start_{};
 };

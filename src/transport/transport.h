@@ -83,16 +83,25 @@ class Transport {
   // Transports that move messages through memory of their own (a shared
   // heap, a window) lend it: the ops layer packs straight into it and
   // unpacks from it, instead of handing over buffers of its own. Then, per
-  // operation and direction: post_recv (recv ignored), lend_send (send[k] =
-  // where to pack the message to sending-side peer k; never blocks), the
-  // packing, post_send (with those pointers), wait_recv, lent_recv (recv[k]
-  // = where the message from receiving-side peer k is), the unpacking,
-  // release_recv (the memory may take the next message), wait_send. The
-  // answer of lends() is the same on every rank.
+  // operation and direction: post_recv (recv[k] is where wait_recv will
+  // write where the message from receiving-side peer k is: the array must
+  // stay until then), lend_send (send[k] = where to pack the message to
+  // sending-side peer k; never blocks), the packing, post_send (with those
+  // pointers), wait_recv, the unpacking, release_recv (the memory may take
+  // the next message), wait_send. The answer of lends() is the same on
+  // every rank.
   virtual bool lends(Direction, Leg) const { return false; }
   virtual int lend_send(Channel &, Direction, Leg, std::size_t, void **) { return STF_ERR_INTERNAL; }
-  virtual int lent_recv(Channel &, void **) { return STF_ERR_INTERNAL; }
   virtual int release_recv(Channel &) { return STF_SUCCESS; }
+
+  // The transport that moves leg `leg` of the operations on channel c, and
+  // the channel it keeps for them: this one and c, or, behind the fallback
+  // wrapper (fallback.cpp), the transport it stands for or basic. Asked once
+  // per operation, so that the calls of its steps go straight there.
+  virtual Transport &mover(Channel &c, Leg, Channel **own) {
+    *own = &c;
+    return *this;
+  }
 
   // Whole operations (optional). takes_whole must give the same answer on
   // every rank for the same call (it may depend on the direction, unit, op

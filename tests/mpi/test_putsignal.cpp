@@ -75,7 +75,7 @@ void view(Checker &ck, int me, int size) {
   std::fclose(f);
   if (me == 0)
     ck.check(text.find("transport putsignal (one-sided put with signal") != std::string::npos &&
-                 text.find("node peer(s), heap") != std::string::npos &&
+                 text.find("peer link(s) in the node's heap") != std::string::npos &&
                  text.find("fetch-and-op: basic fallback") != std::string::npos,
              "view:\n%s", text.c_str());
   stf_destroy(&sf);
