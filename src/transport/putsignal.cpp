@@ -240,6 +240,17 @@ int PutSignalTransport::init() {
   return lay_out_rma();
 }
 
+// Window memory need not be aligned beyond 8 bytes (Open MPI's shared
+// segments are not), but units may need 16 and signal words their own
+// line: offsets (-1: none) move to the first line boundary after base. The
+// boundary is the same on every process that maps the memory (mappings are
+// page aligned).
+void shift_to_line(const char *base, std::vector<MPI_Aint> *offsets) {
+  const auto pad = static_cast<MPI_Aint>((kLine - reinterpret_cast<std::uintptr_t>(base) % kLine) % kLine);
+  for (MPI_Aint &o : *offsets)
+    if (o >= 0) o += pad;
+}
+
 // My segment of the node's shared window holds a ring per node peer that
 // sends to me; senders learn where theirs is, and map the segment.
 int PutSignalTransport::lay_out_heap() {
@@ -254,13 +265,14 @@ int PutSignalTransport::lay_out_heap() {
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
   char *base = nullptr;
-  const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(std::max<std::size_t>(heap_bytes_, kLine)), 1, info,
-                                         topo_.node_comm, &base, &heap_win_);
+  const int rc =
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(heap_bytes_ + kLine), 1, info, topo_.node_comm, &base, &heap_win_);
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Win_allocate_shared");
   STF_MPI(MPI_Win_set_errhandler(heap_win_, MPI_ERRORS_RETURN));
   STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, heap_win_));
-  std::memset(base, 0, heap_bytes_);
+  std::memset(base, 0, heap_bytes_ + kLine);
+  for (auto &offsets : mine) shift_to_line(base, &offsets);
   STF_MPI(MPI_Win_sync(heap_win_));
   for (int d = 0; d < kDirections; d++)
     for (std::size_t k = 0; k < recv_peers_[d].size(); k++)
@@ -317,11 +329,14 @@ int PutSignalTransport::lay_out_rma() {
       if (p.via == Via::rma) rma_bytes_ += slots_ * kLine;
     }
   char *base = nullptr;
-  STF_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(std::max<std::size_t>(rma_bytes_, kLine)), 1, MPI_INFO_NULL,
-                           comm_.comm, &base, &rma_win_));
+  STF_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(rma_bytes_ + kLine), 1, MPI_INFO_NULL, comm_.comm, &base, &rma_win_));
   STF_MPI(MPI_Win_set_errhandler(rma_win_, MPI_ERRORS_RETURN));
   STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, rma_win_));
-  std::memset(base, 0, rma_bytes_);
+  std::memset(base, 0, rma_bytes_ + kLine);
+  for (int d = 0; d < kDirections; d++) {
+    shift_to_line(base, &rings[d]);
+    shift_to_line(base, &credits[d]);
+  }
   STF_MPI(MPI_Win_sync(rma_win_));
   for (int d = 0; d < kDirections; d++) {
     for (std::size_t k = 0; k < recv_peers_[d].size(); k++)

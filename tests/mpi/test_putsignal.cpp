@@ -6,6 +6,7 @@
 // peer gets STF_ERR_TIMEOUT instead of waiting for ever.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -58,6 +59,48 @@ void many_in_flight(Checker &ck, const char *options, int n, int doubles, int me
                leaves[i * per + doubles + c] != value(i, (me + size - 1) % size, 1, c);
   ck.check(wrong == 0, "%lld values wrong", wrong);
   MPI_Type_free(&unit);
+  stf_destroy(&sf);
+}
+
+// Every rank's leaf q reads root 0 of rank q: n bcasts and n reduces in
+// flight at once, ended in an order that differs between ranks, `rounds`
+// times (regions are reused, messages spill, staged messages wait for room).
+void all_to_all_stress(Checker &ck, const char *options, int n, int rounds, int me, int size) {
+  ck.context(std::string(options) + ": all-to-all, " + std::to_string(n) + " bcasts and reduces in flight");
+  stf_sf sf = nullptr;
+  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+  std::vector<stf_node> remote;
+  for (int q = 0; q < size; q++) remote.push_back({q, 0});
+  ck.code(stf_set_graph(sf, 1, size, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS, "graph");
+  long long wrong = 0;
+  for (int round = 0; round < rounds; round++) {
+    std::vector<double> roots(n), leaves(static_cast<std::size_t>(n) * size, -1), sums(n, 0),
+        contributions(static_cast<std::size_t>(n) * size);
+    std::vector<stf_request> b(n, nullptr), r(n, nullptr);
+    for (int i = 0; i < n; i++) {
+      roots[i] = 100.0 * round + 10.0 * i + me;
+      std::fill_n(&contributions[i * size], size, roots[i]);
+      ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &roots[i], &leaves[i * size], MPI_REPLACE, &b[i]), STF_SUCCESS,
+              "bcast_begin");
+      ck.code(stf_reduce_begin(sf, MPI_DOUBLE, &contributions[i * size], &sums[i], MPI_SUM, &r[i]), STF_SUCCESS, "reduce_begin");
+    }
+    for (int j = 0; j < n; j++) {  // rotated by rank, reversed on odd ranks
+      const int i = (me % 2 ? n - 1 - j : j + me + round) % n;
+      ck.code(stf_reduce_end(sf, &r[i]), STF_SUCCESS, "reduce_end");
+      ck.code(stf_bcast_end(sf, &b[i]), STF_SUCCESS, "bcast_end");
+    }
+    // Leaf q holds root i of rank q; root i sums every rank's contribution.
+    for (int i = 0; i < n; i++) {
+      double want = 0;
+      for (int q = 0; q < size; q++) {
+        wrong += leaves[i * size + q] != 100.0 * round + 10.0 * i + q;
+        want += 100.0 * round + 10.0 * i + q;
+      }
+      wrong += sums[i] != want;
+    }
+  }
+  ck.check(wrong == 0, "%lld values wrong", wrong);
   stf_destroy(&sf);
 }
 
@@ -131,6 +174,8 @@ int main(int argc, char **argv) {
     many_in_flight(ck, o, 5, 3, me, size);  // 24-byte units: larger than their 16-byte-per-unit regions
   }
   many_in_flight(ck, "-stf_type putsignal -stf_putsignal_unit_bytes 24 -stf_putsignal_slots 1", 7, 3, me, size);
+  for (const char *o : {"-stf_type putsignal -stf_putsignal_slots 1", "-stf_type putsignal -stf_putsignal_slots 2"})
+    all_to_all_stress(ck, o, 7, 20, me, size);
   view(ck, me, size);
   if (size >= 2) stalled_peer(ck, me);
   int rc = ck.finish();
