@@ -36,6 +36,14 @@ class WithFallback final : public Transport {
     State &s = c.get<State>();
     return s.send_basic ? basic_->wait_send(s.basic) : primary_->wait_send(s.primary);
   }
+  int test_recv(Channel &c, bool *done) override {
+    State &s = c.get<State>();
+    return s.recv_basic && !c.whole ? basic_->test_recv(s.basic, done) : primary_->test_recv(s.primary, done);
+  }
+  int test_send(Channel &c, bool *done) override {
+    State &s = c.get<State>();
+    return s.send_basic && !c.whole ? basic_->test_send(s.basic, done) : primary_->test_send(s.primary, done);
+  }
 
   bool takes_whole(Direction d, const Unit &u, MPI_Op op) const override { return primary_->takes_whole(d, u, op); }
   bool whole_does_self() const override { return primary_->whole_does_self(); }
