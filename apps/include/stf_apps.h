@@ -16,7 +16,10 @@ extern "C" {
 
 /* Errors: as in starforest.h. A failing apps call returns an stf_error code
  * and stf_last_error_message() explains it (the same channel as the core
- * library's, also when the failure came from a core call inside it). */
+ * library's, also when the failure came from a core call inside it).
+ * stf_coo_free and stf_points_free cannot fail. Collective calls given the
+ * same arguments on every rank fail on every rank alike for bad arguments;
+ * other failures are local, as in the core library. */
 
 /* ---- Matrix Market ------------------------------------------------------- */
 
