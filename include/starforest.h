@@ -72,11 +72,13 @@
  *     collective's order, or a queue of deferred sends per communicator).
  *   What several SFs share is locked or thread-local: the communicator
  *   records and their tag counters, stf_set_options' defaults, the active
- *   device, the datatype cache, error messages. Basic and window SFs on one
+ *   device, the datatype cache, error messages. So basic SFs of one
  *   communicator (created one after the other) may be driven from
  *   different threads at once; tests/mpi/test_threads.cpp runs two threads
- *   on two SFs of MPI_COMM_WORLD for thousands of operations each. Device
- *   data from several threads at once is not tested.
+ *   on two basic SFs of MPI_COMM_WORLD, and on a basic and a neighbor SF
+ *   of two communicators set up inside the threads, for thousands of
+ *   operations each. The window transport and device data from several
+ *   threads at once are not tested.
  */
 #ifndef STARFOREST_H
 #define STARFOREST_H
