@@ -2,8 +2,9 @@
 # scripts/plot on two small record files: with matplotlib it writes the PNGs
 # named after both inputs; without, it fails saying how to get matplotlib,
 # and installs nothing.
-# usage: plot_check.sh SOURCE_DIR
+# usage: plot_check.sh SOURCE_DIR   (exit 77, skipped, without python3)
 set -euo pipefail
+command -v python3 > /dev/null || { echo "plot_check: no python3 here"; exit 77; }
 plot=$1/scripts/plot
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
