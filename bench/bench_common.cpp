@@ -1,11 +1,14 @@
 #include "bench_common.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 
 namespace bench {
 
@@ -28,6 +31,33 @@ double max_over_ranks(double value, MPI_Comm comm) {
 }
 
 namespace {
+
+// Where and when a record was measured, for the plots' titles: host name,
+// CPU model and core count; date (UTC).
+const std::string &machine() {
+  static const std::string m = [] {
+    char host[256] = "unknown host";
+    gethostname(host, sizeof host - 1);
+    std::string cpu;
+    if (FILE *f = std::fopen("/proc/cpuinfo", "r")) {
+      char line[512];
+      while (cpu.empty() && std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, "model name", 10) == 0 && std::strchr(line, ':')) cpu = std::strchr(line, ':') + 2;
+      std::fclose(f);
+    }
+    if (!cpu.empty() && cpu.back() == '\n') cpu.pop_back();
+    return std::string(host) + (cpu.empty() ? "" : ", " + cpu) + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+           " cores";
+  }();
+  return m;
+}
+
+std::string today() {
+  char buf[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
 
 std::string quoted(const std::string &s) {
   std::string out = "\"";
@@ -81,7 +111,9 @@ Record &Record::timing(const std::string &benchmark, const std::string &impl, lo
       .num("us", s.us)
       .num("min_us", s.min_us)
       .num("max_us", s.max_us)
-      .integer("iterations", s.iterations);
+      .integer("iterations", s.iterations)
+      .str("machine", machine())
+      .str("date", today());
 }
 
 std::string Record::text() const {

@@ -1,7 +1,7 @@
 // Shared by the benchmarks: timing summaries and JSON records, so that every
 // benchmark reports the same fields (benchmark, impl, size, ranks, us,
-// min_us, max_us, iterations, plus the options that matter) in one format
-// that scripts/plot reads.
+// min_us, max_us, iterations, machine, date, plus the options that matter)
+// in one format that scripts/plot reads.
 #pragma once
 
 #include <mpi.h>
@@ -31,7 +31,7 @@ class Record {
   Record &integer(const std::string &key, long long value);
   Record &boolean(const std::string &key, bool value);
   Record &object(const std::string &key, const Record &value);  // a nested object
-  // benchmark, impl, size, ranks, hosts, ranks_per_host, us, min_us, max_us, iterations.
+  // benchmark, impl, size, ranks, hosts, ranks_per_host, us, min_us, max_us, iterations, machine, date.
   Record &timing(const std::string &benchmark, const std::string &impl, long long size, int ranks,
                  const Stats &s);
   std::string text() const;

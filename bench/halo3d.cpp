@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -390,11 +391,12 @@ class SfHalo : public Variant {
   bool stats(stf_stats &sum) override {
     sum = stf_stats{};
     for (stf_sf sf : sfs_) {
-      stf_stats s;
+      stf_stats s = stf_stats_init();
       CHECK_STF(stf_get_stats(sf, &s));
       long long *to = &sum.pack_calls;
       const long long *from = &s.pack_calls;
-      for (size_t i = 0; i < sizeof(stf_stats) / sizeof(long long); i++) to[i] += from[i];
+      for (size_t i = 0; i < (sizeof(stf_stats) - offsetof(stf_stats, pack_calls)) / sizeof(long long); i++)
+        to[i] += from[i];
     }
     return true;
   }

@@ -61,16 +61,6 @@ struct Options {
   std::string json;
 };
 
-#define CHECK_APPS(call)                                                                      \
-  do {                                                                                        \
-    int rc_ = (call);                                                                         \
-    if (rc_ != STF_SUCCESS) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,            \
-                   stf_error_name(rc_), stf_apps_last_error_message());                       \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                           \
-    }                                                                                         \
-  } while (0)
-
 void usage(const char *prog) {
   std::printf(
       "usage: mpiexec -n N %s [--dir DIR] [--matrices a,b,..] [--stencils N] [--partition rows|nnz]\n"
@@ -195,7 +185,7 @@ void run_matrix(const Options &o, const std::string &name, stf_coo &g, const std
   for (const std::string &t : types) {
     Impl im{"starforest", t};
     CHECK_STF(stf_set_options(("-stf_type " + t).c_str()));
-    CHECK_APPS(stf_csr_create(MPI_COMM_WORLD, &g, o.partition, &im.A));
+    CHECK_STF(stf_csr_create(MPI_COMM_WORLD, &g, o.partition, &im.A));
     impls.push_back(im);
   }
   CHECK_STF(stf_set_options("-stf_type basic"));
@@ -204,7 +194,7 @@ void run_matrix(const Options &o, const std::string &name, stf_coo &g, const std
   int64_t first_row = 0;
   stf_int nlocal = 0, nghost = 0;
   int64_t nnz_local = 0;
-  CHECK_APPS(stf_csr_get_info(impls[0].A, nullptr, &nlocal, &first_row, &nghost, &nnz_local));
+  CHECK_STF(stf_csr_get_info(impls[0].A, nullptr, &nlocal, &first_row, &nghost, &nnz_local));
   std::vector<int64_t> first(size + 1);
   MPI_Allgather(&first_row, 1, MPI_INT64_T, first.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
   first[size] = g.nrows;
@@ -236,7 +226,7 @@ void run_matrix(const Options &o, const std::string &name, stf_coo &g, const std
     } else {
       const int64_t *cols = nullptr;
       stf_sf sf = nullptr;
-      CHECK_APPS(stf_csr_get_ghost_columns(im.A, &cols));
+      CHECK_STF(stf_csr_get_ghost_columns(im.A, &cols));
       long differ = (long)gcols.size() != (long)nghost;
       for (stf_int i = 0; !differ && i < nghost; ++i) differ = cols[i] != gcols[i];
       if (differ) {
@@ -244,15 +234,15 @@ void run_matrix(const Options &o, const std::string &name, stf_coo &g, const std
                      name.c_str());
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
-      CHECK_APPS(stf_csr_get_ghost_sf(im.A, &sf));
+      CHECK_STF(stf_csr_get_ghost_sf(im.A, &sf));
       CHECK_STF(stf_bcast(sf, MPI_DOUBLE, x.data(), ghost.data(), MPI_REPLACE));
-      CHECK_APPS(stf_csr_mult(im.A, x.data(), y.data()));
+      CHECK_STF(stf_csr_mult(im.A, x.data(), y.data()));
     }
     check("ghost values", who, ghost, ghost_want, {});
     check("A x", who, y, y_want, y_scale);
     std::fill(y.begin(), y.end(), -1.0);
     if (im.mpi) im.mpi->mult_local(x.data(), ghost_want.data(), y.data());
-    else CHECK_APPS(stf_csr_mult_local(im.A, x.data(), ghost_want.data(), y.data()));
+    else CHECK_STF(stf_csr_mult_local(im.A, x.data(), ghost_want.data(), y.data()));
     check("local A x", who, y, y_want, y_scale);
   }
 
@@ -287,15 +277,15 @@ void run_matrix(const Options &o, const std::string &name, stf_coo &g, const std
     for (size_t k = 0; k < nimpl; ++k) {
       Impl &im = impls[k];
       stf_sf sf = nullptr;
-      if (im.A) CHECK_APPS(stf_csr_get_ghost_sf(im.A, &sf));
+      if (im.A) CHECK_STF(stf_csr_get_ghost_sf(im.A, &sf));
       names.push_back(im.name);
       transports.push_back(local ? "none" : im.transport);
       calls.push_back([&im, sf, ph, &x, &y, &ghost, &ghost_want] {
         if (ph == "local" && im.mpi) im.mpi->mult_local(x.data(), ghost_want.data(), y.data());
-        else if (ph == "local") CHECK_APPS(stf_csr_mult_local(im.A, x.data(), ghost_want.data(), y.data()));
+        else if (ph == "local") CHECK_STF(stf_csr_mult_local(im.A, x.data(), ghost_want.data(), y.data()));
         else if (im.mpi && ph == "spmv") im.mpi->mult(x.data(), y.data());
         else if (im.mpi) im.mpi->scatter_begin(x.data(), ghost.data()), im.mpi->scatter_end();
-        else if (ph == "spmv") CHECK_APPS(stf_csr_mult(im.A, x.data(), y.data()));
+        else if (ph == "spmv") CHECK_STF(stf_csr_mult(im.A, x.data(), y.data()));
         else CHECK_STF(stf_bcast(sf, MPI_DOUBLE, x.data(), ghost.data(), MPI_REPLACE));
       });
     }
@@ -344,7 +334,7 @@ void run_matrix(const Options &o, const std::string &name, stf_coo &g, const std
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   for (Impl &im : impls)
-    if (im.A) CHECK_APPS(stf_csr_destroy(&im.A));
+    if (im.A) CHECK_STF(stf_csr_destroy(&im.A));
 }
 
 }  // namespace
@@ -402,7 +392,7 @@ int main(int argc, char **argv) {
   bench::JsonLog log;
   for (const std::string &path : paths) {
     stf_coo g{};
-    CHECK_APPS(stf_mm_read(path.c_str(), &g));
+    CHECK_STF(stf_mm_read(path.c_str(), &g));
     run_matrix(opt, short_name(path), g, types, triad, log);
     stf_coo_free(&g);
   }

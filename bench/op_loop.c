@@ -32,7 +32,7 @@ static int ring(int iters) {
 }
 
 static int grid(int iters) {
-  stf_grid_desc d = {2, {256, 256, 1}, {0, 0, 0}, {1, 1, 0}, STF_STENCIL_STAR, 1, 1};
+  stf_grid_desc d = {2, {256, 256, 1}, {0, 0, 0}, {1, 1, 0}, STF_STENCIL_STAR, 1, 1, NULL};
   stf_grid g;
   if (stf_grid_create(MPI_COMM_WORLD, &d, &g)) return 1;
   int64_t os[3], on[3], gs[3], gn[3];

@@ -165,7 +165,7 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   const long iters = std::max(1L, std::lround(o.min_ms * 1000 / probe));
   CHECK_STF(stf_reset_stats(sf));
   const std::vector<bench::Stats> st3 = bench::time_rotating(MPI_COMM_SELF, o.reps, iters, {pack, unpack, copy});
-  stf_stats st;
+  stf_stats st = stf_stats_init();
   CHECK_STF(stf_get_stats(sf, &st));
   const long calls = 2 * (iters + 1) * o.reps;  // pack and unpack, timed and one warm-up per round
   const bench::Stats &sm = st3[2];
@@ -223,7 +223,7 @@ void no_copy_proof(int rank, int size) {
     CHECK_STF(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE));
     CHECK_STF(stf_reduce(sf, MPI_DOUBLE, leaves.data(), roots.data(), MPI_REPLACE));
   }
-  stf_stats st;
+  stf_stats st = stf_stats_init();
   CHECK_STF(stf_get_stats(sf, &st));
   if (rank == 0)
     std::printf("# no-copy proof, %d ranks: 10 x (bcast + reduce) of %d contiguous doubles between ranks 0 and 1: "

@@ -301,7 +301,7 @@ void print_counters(int rank, stf_sf sf, const Setup &s, Buffers &b, long size) 
   CHECK_STF(stf_reset_stats(sf));
   sf_roundtrip(sf, s, b);
   CHECK_STF(stf_device_synchronize());
-  stf_stats st;
+  stf_stats st = stf_stats_init();
   CHECK_STF(stf_get_stats(sf, &st));
   long long v[8] = {st.pack_calls, st.unpack_calls, st.scatter_calls, st.messages_sent,
                     st.messages_received, st.device_kernel_launches, st.device_stream_syncs,

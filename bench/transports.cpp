@@ -118,7 +118,7 @@ Halo make_spmv(const std::string &path) {
   stf_coo coo;
   stf_csr A = nullptr;
   if (stf_mm_read(path.c_str(), &coo) != STF_SUCCESS) {
-    std::fprintf(stderr, "transports: cannot read %s: %s\n", path.c_str(), stf_apps_last_error_message());
+    std::fprintf(stderr, "transports: cannot read %s: %s\n", path.c_str(), stf_last_error_message());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   CHECK_STF(stf_csr_create(MPI_COMM_WORLD, &coo, STF_PARTITION_NNZ, &A));

@@ -7,9 +7,6 @@
  * split-phase operations (begin ... end), several of them in flight at once.
  *
  * Conventions
- * - Every function returns an stf_error code (STF_SUCCESS == 0). On failure,
- *   stf_last_error_message() explains it (thread-local, valid until the next
- *   failing call on this thread). Bad input never aborts or corrupts data.
  * - Handles (stf_sf, stf_request) are opaque and freed explicitly.
  * - Functions marked "collective" must be called on every rank of the SF's
  *   communicator, in the same order.
@@ -17,6 +14,71 @@
  *   datatypes and contiguous derived datatypes of one builtin type support
  *   every op MPI defines for that type; any other datatype supports
  *   MPI_REPLACE. User-defined MPI_Op are applied with MPI_Reduce_local.
+ *
+ * Errors
+ * - Every function returns an stf_error code (STF_SUCCESS == 0), except
+ *   stf_error_name, stf_last_error_message and stf_options_help, which
+ *   cannot fail; stf_get_version and stf_set_error always succeed (the
+ *   latter returns the code it is given). Bad input gives an error, never
+ *   an abort, a crash or corrupted data.
+ * - On failure stf_last_error_message() explains it: thread-local, valid
+ *   until the next failure on this thread. It does not repeat the code's
+ *   name: print stf_error_name(code) beside it. The apps library
+ *   (stf_apps.h) reports through the same channel.
+ * - A failed *_begin leaves *req == NULL; a failed call that creates an
+ *   object leaves its output handle NULL; no other output is promised.
+ * - Errors agreed across ranks (every rank of the communicator returns an
+ *   error; the rank that found it has its own message, the others say which
+ *   rank failed or that another rank's graph is wrong):
+ *     stf_setup, and the set-up done by an SF's first operation, for a root
+ *     offset past its owner's nroots (STF_ERR_OFFSET) while -stf_validate
+ *     is on (the default);
+ *     the graph algebra calls and stf_create_from_matching_indices: every
+ *     error, argument checks included;
+ *     a *_begin whose (unit, op) is not supported (STF_ERR_TYPE, STF_ERR_OP,
+ *     found before any message), provided every rank passes the same unit
+ *     and op, as the collective begins require anyway.
+ * - Every other error is local to the calling rank: NULL or invalid
+ *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
+ *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.
+ *   A failed call that is not collective affects no other rank. When a
+ *   collective call or an operation fails on some ranks only, the others
+ *   see nothing at that call: they may return success and then wait, in
+ *   that collective or in a later end, for messages the failed rank never
+ *   sends. Make such errors agreed yourself (for example an MPI_Allreduce
+ *   of the codes) or end the program (MPI_Abort). With -stf_validate 0, a
+ *   bad root offset fails only on its owner (STF_ERR_OFFSET there).
+ *
+ * Threads
+ * - The library calls MPI from the threads that call it, so it needs the
+ *   MPI thread level of its caller: MPI_THREAD_FUNNELED (or SINGLE) when
+ *   one thread makes every call, MPI_THREAD_SERIALIZED when several threads
+ *   take turns, MPI_THREAD_MULTIPLE to use different SFs from different
+ *   threads at the same time. The emulated device's threads never call MPI
+ *   (a kernel you launch may, then it needs MPI_THREAD_MULTIPLE).
+ * - With MPI_THREAD_MULTIPLE, different SFs may be used at once from
+ *   different threads (operations, stf_test, stats, views of the graph),
+ *   provided that:
+ *     one SF, its requests and its multi-SF are used by one thread at a
+ *     time (nothing in an SF is locked);
+ *     collective calls on SFs of one communicator (stf_create, stf_setup
+ *     and the first operation, stf_destroy, stf_view, the algebra) are not
+ *     made from several threads at once: SFs on one communicator share one
+ *     private duplicate of it, and MPI does not order collectives on one
+ *     communicator issued from several threads (neither would it on yours);
+ *     with the neighbor and collective transports, or with stream model C
+ *     on device data, SFs used at once from different threads live on
+ *     different communicators (those SFs share graph communicators, a
+ *     collective's order, or a queue of deferred sends per communicator).
+ *   What several SFs share is locked or thread-local: the communicator
+ *   records and their tag counters, stf_set_options' defaults, the active
+ *   device, the datatype cache, error messages. So basic SFs of one
+ *   communicator (created one after the other) may be driven from
+ *   different threads at once; tests/mpi/test_threads.cpp runs two threads
+ *   on two basic SFs of MPI_COMM_WORLD, and on a basic and a neighbor SF
+ *   of two communicators set up inside the threads, for thousands of
+ *   operations each. The window transport and device data from several
+ *   threads at once are not tested.
  */
 #ifndef STARFOREST_H
 #define STARFOREST_H
@@ -24,16 +86,21 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The version of this header; stf_get_version() gives the library's. */
 #define STF_VERSION_MAJOR 0
 #define STF_VERSION_MINOR 1
+#define STF_VERSION_PATCH 0
 
 /* Local counts and offsets. */
 typedef int stf_int;
+/* Global ids (stf_create_from_matching_indices). */
+typedef int64_t stf_gint;
 
 typedef enum {
   STF_SUCCESS = 0,
@@ -60,6 +127,8 @@ typedef struct {
   int rank;
   stf_int index;
 } stf_node;
+/* The MPI datatype of one stf_node, to move nodes over an SF or with MPI. */
+#define STF_MPI_NODE MPI_2INT
 
 /* Who owns an array handed to stf_set_graph(). */
 typedef enum {
@@ -82,6 +151,17 @@ typedef struct stf_request_s *stf_request;
 const char *stf_error_name(int code);
 /* Message of the last failing call on this thread ("" if none). */
 const char *stf_last_error_message(void);
+/* For libraries built on starforest (its apps library is one): make a
+ * printf-style message this thread's last error message and return code, so
+ * that stf_last_error_message() explains failures of both libraries. */
+int stf_set_error(int code, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The library's version (any pointer may be NULL). Compare it with the
+ * STF_VERSION_* of the header an application was compiled with. */
+int stf_get_version(int *major, int *minor, int *patch);
 
 /* Parse an options string such as "-stf_type basic -stf_twosided nbx".
  * Sets the defaults for SFs created afterwards (STF_* environment variables
@@ -141,8 +221,9 @@ int stf_get_type(stf_sf sf, const char **type);
  * iremote: root of each leaf (length nleaves).
  * Checks done here (local): counts >= 0, non-NULL arrays for nleaves > 0,
  * ranks inside the communicator, offsets >= 0, no duplicate leaf.
- * Root offsets >= the owner's nroots are caught at stf_setup() when the
- * option -stf_validate (STF_VALIDATE=1) is on. Not collective. */
+ * Root offsets >= the owner's nroots are caught at stf_setup(), on every
+ * rank while -stf_validate is on (the default: one allreduce at set-up),
+ * on the owner only with -stf_validate 0 (see "Errors"). Not collective. */
 int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
                   stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode);
 /* Borrowed views of the graph; *ilocal is NULL for contiguous leaves. Any
@@ -155,6 +236,23 @@ int stf_get_graph(stf_sf sf, stf_int *nroots, stf_int *nleaves, const stf_int **
 int stf_get_comm(stf_sf sf, MPI_Comm *comm);
 /* Leaf slots touched lie in [*minleaf, *maxleaf]; an SF without leaves gives 0, -1. */
 int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf);
+/* The ranks this rank's leaves read from ("root ranks"), ascending, this
+ * rank included when some leaves read its own roots. Peer k = ranks[k] owns
+ * the edges offset[k] .. offset[k+1]-1 (offset has nranks + 1 entries):
+ * leaves[i] is the leaf slot here and roots[i] the root offset on ranks[k]
+ * it reads, in ascending leaf slot order. Local: needs the graph only.
+ * Arrays owned by sf, valid until stf_reset or stf_destroy; any output
+ * may be NULL. (PETSc: PetscSFGetRootRanks.) */
+int stf_get_root_ranks(stf_sf sf, int *nranks, const int **ranks, const stf_int **offset, const stf_int **leaves,
+                       const stf_int **roots);
+/* The ranks whose leaves read this rank's roots ("leaf ranks"), ascending,
+ * this rank included likewise. roots[offset[k]] .. roots[offset[k+1]-1] are
+ * the local roots read by leaves of ranks[k], one entry per leaf (a root
+ * read by two of its leaves appears twice), in that rank's leaf slot order:
+ * the order of the messages. Needs the plan: sets the SF up if it is not
+ * (collective then, as stf_setup). Arrays as for stf_get_root_ranks.
+ * (PETSc: PetscSFGetLeafRanks.) */
+int stf_get_leaf_ranks(stf_sf sf, int *nranks, const int **ranks, const stf_int **offset, const stf_int **roots);
 /* Build the communication plan (two-sided discovery). Collective. Called
  * implicitly by the first operation if the user did not. */
 int stf_setup(stf_sf sf);
@@ -229,6 +327,22 @@ int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multirootdata, v
 int stf_scatter_end(stf_sf sf, stf_request *req);
 int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata);
 
+/* Complete *req without waiting if its messages have arrived (and its sends
+ * are done): then *done = 1 and *req = NULL, exactly as after its end (the
+ * request knows whether it is a bcast, reduce, ...; the end's work, such as
+ * unpacking, is done here). Otherwise *done = 0 and the request stays in
+ * flight: test again, or call its end. Lets a rank poll while it computes;
+ * each call drives MPI's progress. Not collective. Notes: a fetch-and-op
+ * test also serves, without waiting, this SF's fetch-and-ops whose
+ * contributions have arrived (oldest first, as an end would); with stream
+ * model C the first test posts the request's deferred sends, waiting for
+ * their packing as end would; the window transport in fence mode learns of
+ * arrival only at the fence, a collective over its ranks: there stf_test
+ * completes the operation like its end, waiting for the other ranks to
+ * reach it. STF_ERR_REQUEST for a compute-degree request (its end returns
+ * the degrees) and as the ends say; a failed test leaves *req in flight. */
+int stf_test(stf_sf sf, stf_request *req, int *done);
+
 /* ---- devices ------------------------------------------------------------- *
  * Root and leaf data may live in device memory. One device backend is active
  * per process: "host" (default: no device, all memory is host memory) or
@@ -266,7 +380,10 @@ typedef enum { STF_MEMTYPE_HOST = 0, STF_MEMTYPE_DEVICE = 1 } stf_memtype;
  * active device still has allocations (including pack buffers and index
  * copies of SFs that moved device data: destroy those SFs first).
  * STF_ERR_UNSUPPORTED for "cuda" in a build without CUDA or where the CUDA
- * runtime finds no GPU (the active device stays as it was). Not collective. */
+ * runtime finds no GPU ("no CUDA device"; the active device stays as it
+ * was). When -stf_device / STF_DEVICE names a device that does not exist
+ * here, the device calls below fail with that error, and operations on host
+ * memory still work (no device memory can exist). Not collective. */
 int stf_device_select(const char *name);
 /* Name of the active device ("host", "emu" or "cuda"). */
 int stf_device_get_name(const char **name);
@@ -319,7 +436,9 @@ int stf_device_set_stream(stf_stream s);
 int stf_device_get_stream(stf_stream *s);
 
 /* How an operation on device data synchronises with the user's streams
- * (the three models of the Summit report):
+ * (MPI does not know streams, so someone must wait before MPI reads device
+ * data; see Zhang et al., "The PetscSF Scalable Communication Layer", IEEE
+ * TPDS 33(4), 2022). Three places for that wait:
  *  A: the data comes from streams the library does not know: begin waits
  *     for the whole device before packing (and for the library stream
  *     before MPI reads what it packed or copied), end waits for the library
@@ -350,9 +469,16 @@ int stf_reduce_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype leafmtype, co
  * What the operations on one SF cost this rank since it was created or the
  * counters were reset: kernel calls and bytes moved through pack buffers.
  * Contiguous messages go straight between user memory and MPI and count no
- * pack or unpack; gather/scatter count on the SF they were called on. Fields
- * may be added at the end in later versions (recompile against the header). */
+ * pack or unpack; gather/scatter count on the SF they were called on.
+ *
+ * ABI rule: the caller sets `size` to sizeof(stf_stats) before calling
+ * stf_get_stats (stf_stats_init() does), and the library fills the fields that
+ * lie within that many bytes. Later versions only append fields, so a
+ * program compiled against an older header gets the fields it knows; on
+ * return `size` is the number of bytes filled (less than the caller's when
+ * the library is older: fields beyond it are left as they were). */
 typedef struct {
+  size_t size;                 /* set by the caller: sizeof(stf_stats) */
   long long pack_calls;        /* user data -> message buffer */
   long long unpack_calls;      /* message buffer -> user data, with the op (fetch-and-op included) */
   long long scatter_calls;     /* self part, root to leaf or back, memcpy included */
@@ -378,8 +504,17 @@ typedef struct {
   long long messages_sent_in_node, messages_sent_off_node;
   long long bytes_sent_in_node, bytes_sent_off_node;
 } stf_stats;
+/* Zeroed counters with size set: stf_stats s = stf_stats_init(); stf_get_stats(sf, &s); */
+static inline stf_stats stf_stats_init(void) {
+  stf_stats s;
+  memset(&s, 0, sizeof s);
+  s.size = sizeof s;
+  return s;
+}
 
-/* Copy this rank's counters of sf into *stats. Not collective. */
+/* Copy this rank's counters of sf into *stats (see the ABI rule above).
+ * STF_ERR_ARG when stats->size is smaller than the first version's struct
+ * (the size field and the 15 counters of version 0.1). Not collective. */
 int stf_get_stats(stf_sf sf, stf_stats *stats);
 /* Set this rank's counters of sf to zero. Not collective. */
 int stf_reset_stats(stf_sf sf);
@@ -467,6 +602,21 @@ int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_i
  * roots; leaf i (contiguous, 0..nneeded-1) reads global index global[i]. */
 int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
                                    stf_sf *out);
+
+/* A directory of global ids: each rank owns nowned ids (owned[i] is root i
+ * here; any values, any order, not a contiguous layout, but no id owned
+ * twice) and needs nneeded ids (needed[i], repeats allowed). The result has
+ * nowned roots and leaves 0..nneeded-1, leaf i reading the root that owns
+ * needed[i]; bcast over it fetches owned values into a ghost array. Ids are
+ * looked up in a directory spread over the ranks by a hash of the id, with
+ * starforest's own migration SFs (discovery, no all-to-all of counts).
+ * Errors, agreed: STF_ERR_ARG for an id needed but owned by no rank (every
+ * rank's message names the smallest such id) or owned twice, negative
+ * counts; STF_ERR_NULL for a NULL array with a positive count. Collective.
+ * (PETSc: PetscSFCreateByMatchingIndices; AO and ISLocalToGlobalMapping
+ * users build this SF from their numbering.) */
+int stf_create_from_matching_indices(MPI_Comm comm, stf_int nowned, const stf_gint *owned, stf_int nneeded,
+                                     const stf_gint *needed, stf_sf *out);
 
 /* Sections: root point r owns root_count[r] >= 0 data entries stored at
  * root_offset[r] >= 0 .. + count - 1 in a root data array. The counts travel

@@ -1,6 +1,8 @@
 /* starforest apps: what users build on star forests, written on the public
- * API only. This header grows with the apps; today it has the Matrix Market
- * reader that the sparse-matrix app and the benchmarks use. */
+ * API only: Matrix Market reading, a distributed CSR matrix with its SpMV
+ * and CG (host and device), structured grids, vector scatters and mesh
+ * redistribution. Link with starforest::apps (CMake) or starforest_apps
+ * (pkg-config). */
 #ifndef STF_APPS_H
 #define STF_APPS_H
 
@@ -12,8 +14,12 @@
 extern "C" {
 #endif
 
-/* Message of the last failing apps call on this thread ("" if none). */
-const char *stf_apps_last_error_message(void);
+/* Errors: as in starforest.h. A failing apps call returns an stf_error code
+ * and stf_last_error_message() explains it (the same channel as the core
+ * library's, also when the failure came from a core call inside it).
+ * stf_coo_free and stf_points_free cannot fail. Collective calls given the
+ * same arguments on every rank fail on every rank alike for bad arguments;
+ * other failures are local, as in the core library. */
 
 /* ---- Matrix Market ------------------------------------------------------- */
 
@@ -30,7 +36,8 @@ typedef struct {
 
 /* Read a Matrix Market coordinate file (real, integer or pattern; general,
  * symmetric or skew-symmetric), plain or gzip-compressed (detected from the
- * content, not the name). On error: STF_ERR_ARG for malformed input with the
+ * content, not the name; gzip needs a build with zlib, STF_ERR_UNSUPPORTED
+ * otherwise). On error: STF_ERR_ARG for malformed input with the
  * line number in the message, STF_ERR_UNSUPPORTED for valid but unsupported
  * kinds (array format, complex, hermitian), STF_ERR_ARG for a file that
  * cannot be opened, STF_ERR_MEMORY; *out is then empty. Free with
@@ -109,7 +116,10 @@ int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout);
  * host copy stays and stf_csr_mult keeps working. Not collective. */
 int stf_csr_to_device(stf_csr A);
 
-/* The three SpMV variants of the Summit report. Each overlaps the diagonal
+/* Three SpMV variants, after the GPU SpMV and stream discussions of Zhang
+ * et al., "The PetscSF Scalable Communication Layer", IEEE TPDS 33(4), 2022,
+ * and Mills et al., "Toward performance-portable PETSc for GPU-based exascale
+ * systems", Parallel Computing 108, 2021. Each overlaps the diagonal
  * product with the ghost exchange; they differ in where the host waits. */
 typedef enum {
   /* Split phase, stream model B: bcast begin waits for the library stream
@@ -212,24 +222,42 @@ typedef struct {
   stf_stencil stencil;
   int width;          /* ghost width >= 1 */
   int dof;            /* values per point >= 1 */
+  const char *options; /* options of this grid's SF, e.g. "-stf_type neighbor" (NULL: the defaults) */
 } stf_grid_desc;
 
 /* Collective. STF_ERR_ARG for a bad description or a process grid that does
- * not fit the communicator (or has more ranks than points in a direction). */
+ * not fit the communicator (or has more ranks than points in a direction),
+ * on every rank when every rank passes the same description;
+ * STF_ERR_OPTION for bad options. */
 int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_grid *grid);
 int stf_grid_destroy(stf_grid *grid);
 /* Owned and ghosted boxes: first global point and size per direction. Ghosted
  * starts may be negative or sizes run past n in periodic directions. */
 int stf_grid_get_boxes(stf_grid grid, int64_t owned_start[3], int64_t owned_size[3], int64_t ghost_start[3],
                        int64_t ghost_size[3]);
+/* Lengths (in doubles: points * dof) of this rank's global vector (owned
+ * box) and local vector (ghosted box). Any pointer may be NULL. */
+int stf_grid_get_sizes(stf_grid grid, int64_t *global_len, int64_t *local_len);
+/* The process grid and this rank's position in it (x fastest: rank =
+ * (coords[2] * procs[1] + coords[1]) * procs[0] + coords[0]). */
+int stf_grid_get_procs(stf_grid grid, int procs[3], int coords[3]);
+/* The ranks this rank exchanges ghost points with, ascending, not itself
+ * (up to 8 in 2D, 26 in 3D with the box stencil). Owned by the grid. */
+int stf_grid_get_neighbors(stf_grid grid, int *n, const int **ranks);
 /* The grid's SF (owned by the grid) and its unit (dof doubles). */
 int stf_grid_get_sf(stf_grid grid, stf_sf *sf, MPI_Datatype *unit);
 /* local = global on the owned part and the ghosts (bcast, MPI_REPLACE). Points
  * of the ghosted box that are no ghost (corners with a star stencil) are left
- * as they are. Collective. */
+ * as they are. Split phase: compute on the interior between begin and end
+ * (or poll with stf_test on the grid's SF); until end both vectors belong
+ * to the grid. A failed begin leaves *req NULL. Collective. */
+int stf_grid_global_to_local_begin(stf_grid grid, const double *global, double *local, stf_request *req);
+int stf_grid_global_to_local_end(stf_grid grid, stf_request *req);
 int stf_grid_global_to_local(stf_grid grid, const double *global, double *local);
 /* global += every local value of the same point, owned part and ghosts alike
- * (reduce, MPI_SUM). Collective. */
+ * (reduce, MPI_SUM). Split phase as above. Collective. */
+int stf_grid_local_to_global_begin(stf_grid grid, const double *local, double *global, stf_request *req);
+int stf_grid_local_to_global_end(stf_grid grid, stf_request *req);
 int stf_grid_local_to_global(stf_grid grid, const double *local, double *global);
 
 

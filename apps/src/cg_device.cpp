@@ -12,6 +12,7 @@
 
 namespace {
 
+using stf_apps::core;
 using stf_apps::fail;
 
 // Dot products are summed in kChunks fixed chunks, then in chunk order:
@@ -128,10 +129,6 @@ void k_update_p(int64_t begin, int64_t end, void *ctx) {
   const Vecs &v = *static_cast<const Vecs *>(ctx);
   const double beta = v.s->beta;
   for (int64_t i = begin; i < end; i++) v.p[i] = v.r[i] + beta * v.p[i];
-}
-
-int core(int rc, const char *what) {
-  return rc ? fail(rc, "%s: %s", what, stf_last_error_message()) : STF_SUCCESS;
 }
 
 int launch(int64_t n, stf_kernel_fn fn, const void *ctx) {

@@ -131,10 +131,6 @@ int make_transposes(stf_csr A) {
 
 int check(stf_csr A) { return A ? STF_SUCCESS : fail(STF_ERR_NULL, "the matrix handle is NULL"); }
 
-int core(int rc, const char *what) {
-  return rc ? fail(rc, "%s: %s", what, stf_last_error_message()) : STF_SUCCESS;
-}
-
 }  // namespace
 }  // namespace stf_apps
 

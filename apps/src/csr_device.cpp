@@ -47,10 +47,6 @@ void segment_range(int64_t begin, int64_t end, void *ctx) {
   block_mult(m.block, m.x, m.y, m.accumulate, static_cast<stf_int>(begin), static_cast<stf_int>(end));
 }
 
-int core(int rc, const char *what) {
-  return rc ? fail(rc, "%s: %s", what, stf_last_error_message()) : STF_SUCCESS;
-}
-
 template <class T>
 int upload(const std::vector<T> &host, T **dev) {
   const std::size_t bytes = host.size() * sizeof(T);
@@ -87,7 +83,7 @@ BlockMult *args_for(stf_csr A, const double *x, double *y) {
 // Every kind of host wait: stream, device, and event (model C waits in end
 // for its packing event before posting the sends).
 long long host_waits(stf_sf sf) {
-  stf_stats st;
+  stf_stats st = stf_stats_init();
   stf_get_stats(sf, &st);
   return st.device_stream_syncs + st.device_syncs + st.device_event_syncs;
 }

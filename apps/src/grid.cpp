@@ -4,6 +4,7 @@
 // are strided blocks that index analysis can describe without arrays.
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <new>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct stf_grid_s {
   std::array<int64_t, 3> own_start{0, 0, 0}, own_size{1, 1, 1}, ghost_start{0, 0, 0}, ghost_size{1, 1, 1};
   MPI_Datatype unit = MPI_DATATYPE_NULL;
   stf_sf sf = nullptr;
+  std::vector<int> neighbors;  // ranks this rank exchanges ghost points with
 };
 
 namespace stf_apps {
@@ -116,18 +118,35 @@ int build_sf(stf_grid g, MPI_Comm comm) {
       }
   stf_int nroots = static_cast<stf_int>(g->own_size[0] * g->own_size[1] * g->own_size[2]);
   int rc = stf_create(comm, &g->sf);
+  if (!rc && d.options) rc = stf_set_sf_options(g->sf, d.options);
   if (!rc) rc = stf_set_graph(g->sf, nroots, static_cast<stf_int>(ilocal.size()), ilocal.data(), STF_COPY_VALUES,
                               iremote.data(), STF_COPY_VALUES);
   if (!rc) rc = stf_setup(g->sf);
-  if (rc) return fail(rc, "building the grid SF: %s", stf_last_error_message());
+  if (rc) return core(rc, "building the grid SF");
   if (MPI_Type_contiguous(d.dof, MPI_DOUBLE, &g->unit) != MPI_SUCCESS || MPI_Type_commit(&g->unit) != MPI_SUCCESS)
     return fail(STF_ERR_MPI, "cannot create the unit datatype");
+  return STF_SUCCESS;
+}
+
+// The peers of both directions but this rank (the stencil is symmetric, so
+// they are the same; the union is cheap and needs no argument).
+int find_neighbors(stf_grid g) {
+  int n[2] = {0, 0};
+  const int *ranks[2] = {nullptr, nullptr};
+  if (int rc = core(stf_get_root_ranks(g->sf, &n[0], &ranks[0], nullptr, nullptr, nullptr), "grid neighbours"))
+    return rc;
+  if (int rc = core(stf_get_leaf_ranks(g->sf, &n[1], &ranks[1], nullptr, nullptr), "grid neighbours")) return rc;
+  const int me = (g->coord[2] * g->procs[1] + g->coord[1]) * g->procs[0] + g->coord[0];
+  std::merge(ranks[0], ranks[0] + n[0], ranks[1], ranks[1] + n[1], std::back_inserter(g->neighbors));
+  g->neighbors.erase(std::unique(g->neighbors.begin(), g->neighbors.end()), g->neighbors.end());
+  g->neighbors.erase(std::remove(g->neighbors.begin(), g->neighbors.end(), me), g->neighbors.end());
   return STF_SUCCESS;
 }
 
 }  // namespace
 }  // namespace stf_apps
 
+using stf_apps::core;
 using stf_apps::fail;
 
 extern "C" int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_grid *grid) {
@@ -144,6 +163,7 @@ extern "C" int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_gri
     stf_apps::set_boxes(g);
     rc = stf_apps::build_sf(g, comm);
   }
+  if (!rc) rc = stf_apps::find_neighbors(g);
   if (rc) {
     stf_grid_destroy(&g);
     return rc;
@@ -159,7 +179,7 @@ extern "C" int stf_grid_destroy(stf_grid *grid) {
   if ((*grid)->unit != MPI_DATATYPE_NULL) MPI_Type_free(&(*grid)->unit);
   delete *grid;
   *grid = nullptr;
-  return rc ? fail(rc, "destroying the grid SF: %s", stf_last_error_message()) : STF_SUCCESS;
+  return core(rc, "destroying the grid SF");
 }
 
 extern "C" int stf_grid_get_boxes(stf_grid g, int64_t owned_start[3], int64_t owned_size[3], int64_t ghost_start[3],
@@ -174,6 +194,30 @@ extern "C" int stf_grid_get_boxes(stf_grid g, int64_t owned_start[3], int64_t ow
   return STF_SUCCESS;
 }
 
+extern "C" int stf_grid_get_sizes(stf_grid g, int64_t *global_len, int64_t *local_len) {
+  if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
+  const int64_t dof = g->desc.dof;
+  if (global_len) *global_len = g->own_size[0] * g->own_size[1] * g->own_size[2] * dof;
+  if (local_len) *local_len = g->ghost_size[0] * g->ghost_size[1] * g->ghost_size[2] * dof;
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_grid_get_procs(stf_grid g, int procs[3], int coords[3]) {
+  if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
+  for (int a = 0; a < 3; a++) {
+    if (procs) procs[a] = g->procs[a];
+    if (coords) coords[a] = g->coord[a];
+  }
+  return STF_SUCCESS;
+}
+
+extern "C" int stf_grid_get_neighbors(stf_grid g, int *n, const int **ranks) {
+  if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
+  if (n) *n = static_cast<int>(g->neighbors.size());
+  if (ranks) *ranks = g->neighbors.data();
+  return STF_SUCCESS;
+}
+
 extern "C" int stf_grid_get_sf(stf_grid g, stf_sf *sf, MPI_Datatype *unit) {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
   if (sf) *sf = g->sf;
@@ -181,14 +225,43 @@ extern "C" int stf_grid_get_sf(stf_grid g, stf_sf *sf, MPI_Datatype *unit) {
   return STF_SUCCESS;
 }
 
-extern "C" int stf_grid_global_to_local(stf_grid g, const double *global, double *local) {
+namespace {
+
+// The grid's two exchanges: global to local is a bcast (MPI_REPLACE), local
+// to global a reduce (MPI_SUM).
+int exchange_begin(stf_grid g, bool to_local, const double *from, double *to, stf_request *req) {
+  if (req) *req = nullptr;
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
-  int rc = stf_bcast(g->sf, g->unit, global, local, MPI_REPLACE);
-  return rc ? fail(rc, "global_to_local: %s", stf_last_error_message()) : STF_SUCCESS;
+  if (to_local) return core(stf_bcast_begin(g->sf, g->unit, from, to, MPI_REPLACE, req), "global_to_local");
+  return core(stf_reduce_begin(g->sf, g->unit, from, to, MPI_SUM, req), "local_to_global");
 }
 
-extern "C" int stf_grid_local_to_global(stf_grid g, const double *local, double *global) {
+int exchange_end(stf_grid g, bool to_local, stf_request *req) {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
-  int rc = stf_reduce(g->sf, g->unit, local, global, MPI_SUM);
-  return rc ? fail(rc, "local_to_global: %s", stf_last_error_message()) : STF_SUCCESS;
+  if (to_local) return core(stf_bcast_end(g->sf, req), "global_to_local");
+  return core(stf_reduce_end(g->sf, req), "local_to_global");
+}
+
+int exchange(stf_grid g, bool to_local, const double *from, double *to) {
+  stf_request req = nullptr;
+  if (int rc = exchange_begin(g, to_local, from, to, &req)) return rc;
+  return exchange_end(g, to_local, &req);
+}
+
+}  // namespace
+
+extern "C" int stf_grid_global_to_local_begin(stf_grid g, const double *global, double *local, stf_request *req) {
+  return exchange_begin(g, true, global, local, req);
+}
+extern "C" int stf_grid_global_to_local_end(stf_grid g, stf_request *req) { return exchange_end(g, true, req); }
+extern "C" int stf_grid_global_to_local(stf_grid g, const double *global, double *local) {
+  return exchange(g, true, global, local);
+}
+
+extern "C" int stf_grid_local_to_global_begin(stf_grid g, const double *local, double *global, stf_request *req) {
+  return exchange_begin(g, false, local, global, req);
+}
+extern "C" int stf_grid_local_to_global_end(stf_grid g, stf_request *req) { return exchange_end(g, false, req); }
+extern "C" int stf_grid_local_to_global(stf_grid g, const double *local, double *global) {
+  return exchange(g, false, local, global);
 }

@@ -1,8 +1,6 @@
 // Matrix Market coordinate reader. Written to survive hostile input: every
 // line is bounded, every number is checked for range and trailing garbage,
 // and the declared entry count is never trusted for allocation.
-#include <zlib.h>
-
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "apps_error.h"
+#include "read_file.h"
 
 namespace stf_apps {
 namespace {
@@ -201,21 +200,6 @@ int parse(const char *text, int64_t length, Matrix *m) {
   return STF_SUCCESS;
 }
 
-// The whole file, decompressed if it is gzip (zlib reads plain files as they are).
-int slurp(const char *path, std::string *out) {
-  gzFile f = gzopen(path, "rb");
-  if (!f) return fail(STF_ERR_ARG, "cannot open '%s': %s", path, std::strerror(errno));
-  char chunk[1 << 16];
-  int n;
-  while ((n = gzread(f, chunk, sizeof chunk)) > 0) out->append(chunk, n);
-  int zerr = Z_OK;
-  const char *msg = n < 0 ? gzerror(f, &zerr) : nullptr;
-  std::string why = msg ? msg : "";
-  gzclose(f);
-  if (n < 0) return fail(STF_ERR_ARG, "cannot read '%s': %s", path, why.c_str());
-  return STF_SUCCESS;
-}
-
 template <typename T>
 T *to_c_array(const std::vector<T> &v) {
   T *p = static_cast<T *>(std::malloc(sizeof(T) * (v.empty() ? 1 : v.size())));
@@ -264,7 +248,7 @@ extern "C" int stf_mm_read(const char *path, stf_coo *out) {
   if (!path) return stf_apps::fail(STF_ERR_NULL, "path is NULL");
   std::string text;
   try {
-    if (int rc = stf_apps::slurp(path, &text)) return rc;
+    if (int rc = stf_apps::read_file(path, &text)) return rc;
   } catch (const std::bad_alloc &) {
     return stf_apps::fail(STF_ERR_MEMORY, "out of memory while reading '%s'", path);
   }

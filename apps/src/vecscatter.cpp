@@ -10,6 +10,8 @@ struct stf_vecscatter_s {
 
 namespace {
 
+using stf_apps::core;
+
 MPI_Op op_of(stf_insert_mode mode) { return mode == STF_ADD_VALUES ? MPI_SUM : MPI_REPLACE; }
 
 int check(stf_vecscatter vs, stf_insert_mode mode) {
@@ -17,10 +19,6 @@ int check(stf_vecscatter vs, stf_insert_mode mode) {
   if (mode != STF_INSERT_VALUES && mode != STF_ADD_VALUES)
     return stf_apps::fail(STF_ERR_ARG, "unknown insert mode %d", mode);
   return STF_SUCCESS;
-}
-
-int core(int rc, const char *what) {
-  return rc ? stf_apps::fail(rc, "%s: %s", what, stf_last_error_message()) : STF_SUCCESS;
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   desc.dof = 1;
   stf_grid grid;
   if (stf_grid_create(MPI_COMM_WORLD, &desc, &grid) != STF_SUCCESS) {
-    std::fprintf(stderr, "petsc_compare dmda: stf_grid_create: %s\n", stf_apps_last_error_message());
+    std::fprintf(stderr, "petsc_compare dmda: stf_grid_create: %s\n", stf_last_error_message());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   int64_t os[3], on[3], gs[3], gn[3];

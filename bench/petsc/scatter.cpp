@@ -25,15 +25,6 @@
 
 namespace {
 
-#define CHECK_APPS(call)                                                                         \
-  do {                                                                                           \
-    int rc_ = (call);                                                                            \
-    if (rc_ != STF_SUCCESS) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stf_apps_last_error_message()); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-    }                                                                                            \
-  } while (0)
-
 double x_value(int64_t j) { return 1.0 + (double)(j % 13) / 8.0; }
 
 void require(long bad, const std::string &what) {
@@ -109,17 +100,17 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::Triad &
   std::string name = path.substr(path.find_last_of('/') + 1);
   name = name.substr(0, name.find(".mtx"));
   stf_coo g{};
-  CHECK_APPS(stf_mm_read(path.c_str(), &g));
+  CHECK_STF(stf_mm_read(path.c_str(), &g));
   stf_csr A;
-  CHECK_APPS(stf_csr_create(MPI_COMM_WORLD, &g, STF_PARTITION_NNZ, &A));
+  CHECK_STF(stf_csr_create(MPI_COMM_WORLD, &g, STF_PARTITION_NNZ, &A));
   int64_t first = 0;
   stf_int nlocal = 0, nghost = 0;
   int64_t nnz_local = 0;
-  CHECK_APPS(stf_csr_get_info(A, nullptr, &nlocal, &first, &nghost, &nnz_local));
+  CHECK_STF(stf_csr_get_info(A, nullptr, &nlocal, &first, &nghost, &nnz_local));
   const int64_t *cols = nullptr;
   stf_sf sf = nullptr;
-  CHECK_APPS(stf_csr_get_ghost_columns(A, &cols));
-  CHECK_APPS(stf_csr_get_ghost_sf(A, &sf));
+  CHECK_STF(stf_csr_get_ghost_columns(A, &cols));
+  CHECK_STF(stf_csr_get_ghost_sf(A, &sf));
   std::vector<int64_t> firsts(size + 1);
   MPI_Allgather(&first, 1, MPI_INT64_T, firsts.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
   firsts[size] = g.nrows;
@@ -165,13 +156,13 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::Triad &
   auto stf_scatter = [&] { CHECK_STF(stf_bcast(sf, MPI_DOUBLE, x.data(), ghost.data(), MPI_REPLACE)); };
   auto mpi_scatter = [&] { mpi->scatter_begin(x.data(), ghost.data()), mpi->scatter_end(); };
   auto petsc_mult = [&] { CHECK_PETSC(MatMult(PA, px, py)); };
-  auto stf_mult = [&] { CHECK_APPS(stf_csr_mult(A, x.data(), y.data())); };
+  auto stf_mult = [&] { CHECK_STF(stf_csr_mult(A, x.data(), y.data())); };
   auto mpi_mult = [&] { mpi->mult(x.data(), y.data()); };
   auto petsc_mult_t = [&] { CHECK_PETSC(MatMultTranspose(PA, px, py)); };
-  auto stf_mult_t = [&] { CHECK_APPS(stf_csr_mult_transpose(A, x.data(), y.data())); };
+  auto stf_mult_t = [&] { CHECK_STF(stf_csr_mult_transpose(A, x.data(), y.data())); };
   PetscLocal petsc_local_product(PA, size, nlocal, nghost, x.data(), want_ghost.data(), y.data(), cols);
   auto petsc_local = [&] { petsc_local_product(); };
-  auto stf_local = [&] { CHECK_APPS(stf_csr_mult_local(A, x.data(), want_ghost.data(), y.data())); };
+  auto stf_local = [&] { CHECK_STF(stf_csr_mult_local(A, x.data(), want_ghost.data(), y.data())); };
   auto mpi_local = [&] { mpi->mult_local(x.data(), want_ghost.data(), y.data()); };
 
   // Verify all six before timing.
@@ -269,7 +260,7 @@ void one_matrix(const CompareOptions &o, const std::string &path, bench::Triad &
   CHECK_PETSC(VecDestroy(&px));
   CHECK_PETSC(VecDestroy(&py));
   CHECK_PETSC(VecDestroy(&pgh));
-  CHECK_APPS(stf_csr_destroy(&A));
+  CHECK_STF(stf_csr_destroy(&A));
   stf_coo_free(&g);
 }
 

@@ -2,6 +2,7 @@
 // the same way, agrees on failure across ranks, and hands back a new SF.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "core/options.h"
@@ -9,8 +10,9 @@
 
 namespace stf {
 
-// stf_node travels as MPI_2INT ({int rank; stf_int index} with stf_int == int).
-inline MPI_Datatype node_type() { return MPI_2INT; }
+// stf_node travels as STF_MPI_NODE (MPI_2INT: {int rank; stf_int index} with stf_int == int).
+static_assert(sizeof(stf_node) == 2 * sizeof(int) && offsetof(stf_node, index) == sizeof(int),
+              "STF_MPI_NODE must describe stf_node");
 constexpr stf_node kNoNode = {-1, -1};
 
 // Slots a leaf buffer of sf needs (maxleaf + 1; 0 without leaves).
@@ -29,8 +31,8 @@ int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what);
 
 // Collective over comm: every rank learns whether any rank failed. A rank
 // that failed keeps its own code and message; the others return the largest
-// failing code with a message saying another rank failed. Called before any step
-// that would hang if some ranks had already returned.
+// failing code with a message naming the (lowest) rank that failed with it.
+// Called before any step that would hang if some ranks had already returned.
 int agree(MPI_Comm comm, int rc);
 
 // Collective: a new SF on comm with the given options and graph (copied).

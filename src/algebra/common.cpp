@@ -33,10 +33,13 @@ int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what) {
 }
 
 int agree(MPI_Comm comm, int rc) {
-  int worst = rc;
-  STF_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm));
+  struct {
+    int code, rank;
+  } mine = {rc, 0}, worst;
+  MPI_Comm_rank(comm, &mine.rank);
+  STF_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm));
   if (rc != STF_SUCCESS) return rc;
-  if (worst != STF_SUCCESS) return set_error(worst, "another rank failed with %s", stf_error_name(worst));
+  if (worst.code != STF_SUCCESS) return set_error(worst.code, "rank %d failed (its message says why)", worst.rank);
   return STF_SUCCESS;
 }
 

@@ -32,8 +32,8 @@ extern "C" int stf_compose(stf_sf a, stf_sf b, stf_sf *out) {
   // A's roots reach B's roots (A's leaves), then B's leaves.
   std::vector<stf_node> mid(b->nroots, kNoNode), end(leaf_space(b), kNoNode);
   std::vector<stf_node> id = root_identities(a);
-  STF_CHECK(stf_bcast(a, node_type(), id.data(), mid.data(), MPI_REPLACE));
-  STF_CHECK(stf_bcast(b, node_type(), mid.data(), end.data(), MPI_REPLACE));
+  STF_CHECK(stf_bcast(a, STF_MPI_NODE, id.data(), mid.data(), MPI_REPLACE));
+  STF_CHECK(stf_bcast(b, STF_MPI_NODE, mid.data(), end.data(), MPI_REPLACE));
   return sf_from_slots(a, a->nroots, end, out);
 }
 
@@ -46,8 +46,8 @@ extern "C" int stf_compose_inverse(stf_sf a, stf_sf b, stf_sf *out) {
   // root of B has at most one leaf, so REPLACE is deterministic.
   std::vector<stf_node> slots(std::max(leaf_space(a), leaf_space(b)), kNoNode), at(b->nroots, kNoNode);
   std::vector<stf_node> id = root_identities(a);
-  STF_CHECK(stf_bcast(a, node_type(), id.data(), slots.data(), MPI_REPLACE));
-  STF_CHECK(stf_reduce(b, node_type(), slots.data(), at.data(), MPI_REPLACE));
+  STF_CHECK(stf_bcast(a, STF_MPI_NODE, id.data(), slots.data(), MPI_REPLACE));
+  STF_CHECK(stf_reduce(b, STF_MPI_NODE, slots.data(), at.data(), MPI_REPLACE));
   return sf_from_slots(a, a->nroots, at, out);
 }
 
@@ -58,6 +58,6 @@ extern "C" int stf_create_inverse(stf_sf sf, stf_sf *out) {
   // Every leaf tells its root who it is; the leaf space becomes the root space.
   std::vector<stf_node> leaf_id(leaf_space(sf), kNoNode), at(sf->nroots, kNoNode);
   for (stf_int i = 0; i < sf->nleaves; i++) leaf_id[sf->leaf_at(i)] = {sf->rank, sf->leaf_at(i)};
-  STF_CHECK(stf_reduce(sf, node_type(), leaf_id.data(), at.data(), MPI_REPLACE));
+  STF_CHECK(stf_reduce(sf, STF_MPI_NODE, leaf_id.data(), at.data(), MPI_REPLACE));
   return sf_from_slots(sf, leaf_space(sf), at, out);
 }

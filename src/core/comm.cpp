@@ -17,7 +17,13 @@ struct Private {
   bool full() const { return next_tag + kTagsPerSf - 1 > tag_ub; }
 };
 
-std::mutex mutex;  // the records and the attributes that point at them
+// The records and the attributes that point at them. Never held across a
+// collective (MPI_Comm_dup, MPI_Comm_free): a thread waiting inside one for
+// its peers would block the threads of other communicators that those peers
+// need. No two threads make collective calls on one communicator at once
+// (MPI could not order them), so nobody else adds or frees a duplicate of
+// the same communicator meanwhile.
+std::mutex mutex;
 int user_keyval = MPI_KEYVAL_INVALID;  // on a user's communicator: its Private
 int self_keyval = MPI_KEYVAL_INVALID;  // on a duplicate: its own Private
 
@@ -44,9 +50,9 @@ int attribute(MPI_Comm c, int keyval, Private **out) {
   return STF_SUCCESS;
 }
 
-// A new duplicate of c. When c is a user's communicator (not one of ours),
-// c's attribute points at it from now on.
-int duplicate(MPI_Comm c, bool of_user, Private **out) {
+// A new duplicate of c, not yet findable (set_attributes). Collective, so
+// called without `mutex`.
+int duplicate(MPI_Comm c, Private **out) {
   Private *p = new Private;
   int rc = MPI_Comm_dup(c, &p->dup);
   if (rc != MPI_SUCCESS) {
@@ -58,13 +64,28 @@ int duplicate(MPI_Comm c, bool of_user, Private **out) {
   int flag = 0;
   MPI_Comm_get_attr(p->dup, MPI_TAG_UB, &ub, &flag);
   if (flag) p->tag_ub = *static_cast<int *>(ub);
+  *out = p;
+  return STF_SUCCESS;
+}
+
+// Under `mutex`: the attributes that find p from its duplicate and, when c
+// is a user's communicator, from c.
+void set_attributes(Private *p, MPI_Comm c, bool of_user) {
   MPI_Comm_set_attr(p->dup, self_keyval, p);
   if (of_user) {
     p->user = c;
     MPI_Comm_set_attr(c, user_keyval, p);  // a previous, full one is told by user_attribute_gone
   }
-  *out = p;
-  return STF_SUCCESS;
+}
+
+// Under `mutex`: a fresh block of tags of p for one more SF.
+void take_tags(Private *p, Comm *out) {
+  out->comm = p->dup;
+  out->tag_base = static_cast<int>(p->next_tag);
+  p->next_tag += kTagsPerSf;
+  p->users++;
+  MPI_Comm_rank(p->dup, &out->rank);
+  MPI_Comm_size(p->dup, &out->size);
 }
 
 }  // namespace
@@ -73,23 +94,28 @@ int comm_acquire(MPI_Comm user, Comm *out) {
   int inter = 0;
   STF_MPI(MPI_Comm_test_inter(user, &inter));
   if (inter) return set_error(STF_ERR_ARG, "an SF needs an intracommunicator (got an intercommunicator)");
-  std::lock_guard<std::mutex> lock(mutex);
-  STF_CHECK(keyvals());
-  Private *p = nullptr;
-  STF_CHECK(attribute(user, self_keyval, &p));  // one of ours, passed on by an SF
-  bool on_user = p == nullptr;                  // user is a user's communicator
-  if (p && p->full() && p->user != MPI_COMM_NULL) {  // start over from the user's communicator
-    user = p->user;
-    on_user = true;
+  bool on_user = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    STF_CHECK(keyvals());
+    Private *p = nullptr;
+    STF_CHECK(attribute(user, self_keyval, &p));  // one of ours, passed on by an SF
+    on_user = p == nullptr;                       // user is a user's communicator
+    if (p && p->full() && p->user != MPI_COMM_NULL) {  // start over from the user's communicator
+      user = p->user;
+      on_user = true;
+    }
+    if (on_user) STF_CHECK(attribute(user, user_keyval, &p));
+    if (p && !p->full()) {
+      take_tags(p, out);
+      return STF_SUCCESS;
+    }
   }
-  if (on_user) STF_CHECK(attribute(user, user_keyval, &p));
-  if (!p || p->full()) STF_CHECK(duplicate(user, on_user, &p));
-  out->comm = p->dup;
-  out->tag_base = static_cast<int>(p->next_tag);
-  p->next_tag += kTagsPerSf;
-  p->users++;
-  MPI_Comm_rank(p->dup, &out->rank);
-  MPI_Comm_size(p->dup, &out->size);
+  Private *fresh = nullptr;
+  STF_CHECK(duplicate(user, &fresh));
+  std::lock_guard<std::mutex> lock(mutex);
+  set_attributes(fresh, user, on_user);
+  take_tags(fresh, out);
   return STF_SUCCESS;
 }
 
@@ -97,16 +123,23 @@ void comm_release(Comm *c) {
   if (c->comm == MPI_COMM_NULL) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  std::lock_guard<std::mutex> lock(mutex);
-  Private *p = nullptr;
-  if (!finalized && attribute(c->comm, self_keyval, &p) == STF_SUCCESS && p && --p->users == 0) {
-    if (p->user != MPI_COMM_NULL) {
-      Private *current = nullptr;
-      attribute(p->user, user_keyval, &current);
-      if (current == p) MPI_Comm_delete_attr(p->user, user_keyval);
+  Private *last = nullptr;  // this SF was its last user: free it below, outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    Private *p = nullptr;
+    if (!finalized && attribute(c->comm, self_keyval, &p) == STF_SUCCESS && p && --p->users == 0) {
+      if (p->user != MPI_COMM_NULL) {
+        Private *current = nullptr;
+        attribute(p->user, user_keyval, &current);
+        if (current == p) MPI_Comm_delete_attr(p->user, user_keyval);
+      }
+      MPI_Comm_delete_attr(p->dup, self_keyval);
+      last = p;
     }
-    MPI_Comm_free(&p->dup);
-    delete p;
+  }
+  if (last) {
+    MPI_Comm_free(&last->dup);
+    delete last;
   }
   c->comm = MPI_COMM_NULL;
 }

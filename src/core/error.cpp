@@ -8,12 +8,17 @@ namespace {
 thread_local char last_message[1024] = "";
 }
 
+// The message says what went wrong; the code's name is stf_error_name's
+// business, so callers print both without repeating either.
+int set_error_v(int code, const char *fmt, va_list ap) {
+  std::vsnprintf(last_message, sizeof last_message, fmt, ap);
+  return code;
+}
+
 int set_error(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = std::snprintf(last_message, sizeof last_message, "%s: ", stf_error_name(code));
-  if (n < 0 || n >= static_cast<int>(sizeof last_message)) n = 0;
-  std::vsnprintf(last_message + n, sizeof last_message - n, fmt, ap);
+  set_error_v(code, fmt, ap);
   va_end(ap);
   return code;
 }
@@ -28,6 +33,14 @@ int mpi_error(int mpi_rc, const char *call) {
 }  // namespace stf
 
 extern "C" const char *stf_last_error_message(void) { return stf::last_message; }
+
+extern "C" int stf_set_error(int code, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  stf::set_error_v(code, format ? format : "", ap);
+  va_end(ap);
+  return code;
+}
 
 extern "C" const char *stf_error_name(int code) {
   switch (code) {

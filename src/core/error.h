@@ -2,12 +2,15 @@
 // records a human-readable message in a thread-local slot.
 #pragma once
 
+#include <cstdarg>
+
 #include "starforest.h"
 
 namespace stf {
 
 // Record a printf-style message for code and return code.
 int set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int set_error_v(int code, const char *fmt, va_list ap);
 // Record an MPI failure (MPI error string included) and return STF_ERR_MPI.
 int mpi_error(int mpi_rc, const char *call);
 

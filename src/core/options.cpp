@@ -34,7 +34,9 @@ const OptionSpec twosided_spec = {
     }};
 const OptionSpec validate_spec = {
     "stf_validate", "STF_VALIDATE", "0|1",
-    "collective check at set-up that every root offset is below its owner's nroots (default 0)", "0",
+    "collective check at set-up that every root offset is below its owner's nroots, so that a bad graph fails on "
+    "every rank; 0 skips its one allreduce, and a bad offset then fails on its owner only (default 1)",
+    "1",
     [](const std::string &v, Options *o) { return parse_bool("stf_validate", v, &o->validate); }};
 const OptionSpec pack_opt_spec = {
     "stf_pack_opt", "STF_PACK_OPT", "0|1",

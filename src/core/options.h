@@ -36,7 +36,7 @@ using OptionSpecs = std::vector<const OptionSpec *>;
 struct Options {
   std::string type = "basic";                          // transport (transport/registry.h)
   TwoSided twosided = TwoSided::nbx;                   // discovery algorithm at set-up
-  bool validate = false;                               // collective root-offset check at set-up
+  bool validate = true;                                // collective root-offset check at set-up
   bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;

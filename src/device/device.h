@@ -140,7 +140,12 @@ int make_cuda_device(std::unique_ptr<Device> *out);
 
 // The process-wide active device: chosen by stf_device_select(), else on
 // first use from -stf_device / STF_DEVICE (default "host"; registry.cpp).
+// Fails, every time, when the device named there cannot be made.
 int active_device(Device **dev);
+// The device operations ask where their data lives: the active one, or the
+// host when the device named by -stf_device does not exist on this machine
+// or build (then no device memory can exist), so host data still moves.
+int operations_device(Device **dev);
 
 // Device memory owned by the ops layer (pack buffers), or with pinned =
 // true page-locked host memory (staging buffers), freed by the device that

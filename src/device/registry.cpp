@@ -21,6 +21,13 @@ std::atomic<Device *> active{nullptr};
 // Devices replaced by stf_device_select stay alive until exit: request slots
 // may still hold their events (and free their buffers into them).
 std::vector<std::unique_ptr<Device>> retired;
+// The device -stf_device names could not be made (its error, kept so that
+// every device call reports it). Where it does not exist (STF_ERR_UNSUPPORTED:
+// no GPU, no CUDA in this build) no device memory can exist either, so
+// operations find all their data on the host (no_device).
+int unavailable_code = STF_SUCCESS;
+std::string unavailable_message;
+std::atomic<bool> no_device{false};
 
 const DeviceKind *find_kind(const std::string &name) {
   for (const DeviceKind &k : device_kinds())
@@ -87,10 +94,29 @@ int active_device(Device **dev) {
   if (*dev) return STF_SUCCESS;
   std::lock_guard<std::mutex> l(device_mutex);
   if (!current) {
-    STF_CHECK(make_device(process_setting(device_option()), &current));
+    if (unavailable_code) return set_error(unavailable_code, "%s", unavailable_message.c_str());
+    const int rc = make_device(process_setting(device_option()), &current);
+    if (rc) {
+      unavailable_code = rc;
+      unavailable_message = stf_last_error_message();
+      no_device.store(rc == STF_ERR_UNSUPPORTED, std::memory_order_release);
+      return rc;
+    }
     active.store(current.get(), std::memory_order_release);
   }
   *dev = current.get();
+  return STF_SUCCESS;
+}
+
+int operations_device(Device **dev) {
+  *dev = active.load(std::memory_order_acquire);
+  if (*dev) return STF_SUCCESS;
+  if (!no_device.load(std::memory_order_acquire)) {
+    const int rc = active_device(dev);
+    if (rc != STF_ERR_UNSUPPORTED) return rc;
+  }
+  static const std::unique_ptr<Device> host = make_host_device();
+  *dev = host.get();
   return STF_SUCCESS;
 }
 

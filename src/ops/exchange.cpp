@@ -115,6 +115,16 @@ int one_way_begin(stf_request r, Direction d) {
 
 int post_sends(stf_request r, const Flow &f) { return send(r, f); }
 
+int one_way_test(stf_request r, Direction d, bool *done) {
+  Flow f = flow(r, d);
+  Transport &t = *r->mover->transport;
+  if (f.channel.whole) return t.test_recv(f.channel, done);
+  STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
+  Transport &mt = *r->leg_transport;  // as one_way_end: where begin posted
+  STF_CHECK(mt.test_recv(*r->leg_channel, done));
+  return *done ? mt.test_send(*r->leg_channel, done) : STF_SUCCESS;
+}
+
 int one_way_end(stf_request r, Direction d) {
   Flow f = flow(r, d);
   Transport &t = *r->mover->transport;

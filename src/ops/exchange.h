@@ -27,6 +27,13 @@ int one_way_begin(stf_request r, Direction d);
 int one_way_end(stf_request r, Direction d);
 int fetch_begin(stf_request r);
 int fetch_end(stf_request r);
+// Whether the end would find every message arrived and sent (stf_test);
+// they make progress (MPI tests) but never wait for messages. A one-way test
+// first posts the request's deferred sends (model C), as its end would; a
+// fetch-and-op test serves, oldest first, the fetch-and-ops whose
+// contributions have all arrived.
+int one_way_test(stf_request r, Direction d, bool *done);
+int fetch_test(stf_request r, bool *done);
 
 // Hand r's packed messages of f's direction to the transport (deferred
 // sends of model C come through here from a later call).

@@ -76,8 +76,9 @@ int serve_root(stf_request r) {
 // in any order. Oldest first: a rank that has not begun a younger one can
 // only be waiting for older ones. It also sends the old values in begin
 // order on every rank, so one tag matches them all (MPI keeps the order of
-// messages between two ranks).
-int serve_pending_roots(Engine &e) {
+// messages between two ranks). Without wait (stf_test), it stops before the
+// first one whose contributions have not all arrived.
+int serve_pending_roots(Engine &e, bool wait) {
   for (;;) {
     stf_request oldest = nullptr;
     for (stf_request q : e.pool)
@@ -85,6 +86,9 @@ int serve_pending_roots(Engine &e) {
           (!oldest || q->fetch_seq < oldest->fetch_seq))
         oldest = q;
     if (!oldest) return STF_SUCCESS;
+    bool arrived = true;
+    if (!wait) STF_CHECK(e.transport->test_recv(oldest->to_root, &arrived));
+    if (!arrived) return STF_SUCCESS;
     STF_CHECK(serve_root(oldest));
   }
 }
@@ -94,7 +98,7 @@ int end_on_host(stf_request r) {
   Transport &t = *r->mover->transport;
   const Unit &u = *r->unit;
   const std::size_t pb = u.packed_bytes;
-  STF_CHECK(serve_pending_roots(*r->mover));
+  STF_CHECK(serve_pending_roots(*r->mover, true));
   STF_CHECK(t.wait_recv(r->to_leaf));
   for (int k = 0; k < p.leaf.count(); k++)
     if (!r->recv_direct[k]) {
@@ -110,6 +114,16 @@ int end_on_host(stf_request r) {
 int fetch_begin(stf_request r) {
   if (r->on_device) STF_CHECK(device_stage_fetch_in(r));
   return begin_on_host(r);
+}
+
+int fetch_test(stf_request r, bool *done) {
+  Transport &t = *r->mover->transport;
+  STF_CHECK(serve_pending_roots(*r->mover, false));
+  *done = r->root_served;
+  if (*done) STF_CHECK(t.test_recv(r->to_leaf, done));
+  if (*done) STF_CHECK(t.test_send(r->to_leaf, done));
+  if (*done) STF_CHECK(t.test_send(r->to_root, done));
+  return STF_SUCCESS;
 }
 
 int fetch_end(stf_request r) {

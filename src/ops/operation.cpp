@@ -28,7 +28,7 @@ int check_data(const Graph &g, const OpArgs &a) {
 // the device kernels (fetch-and-op runs the host kernels on staged copies).
 int resolve_memory(const OpArgs &a, stf_request r) {
   Device *dev = nullptr;
-  STF_CHECK(active_device(&dev));
+  STF_CHECK(operations_device(&dev));
   r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : dev->memtype(a.src);
   r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : dev->memtype(a.dst);
   r->update_mem = a.update ? dev->memtype(a.update) : STF_MEMTYPE_HOST;
@@ -66,6 +66,19 @@ int end_kind(stf_request r) {
   return set_error(STF_ERR_INTERNAL, "unknown operation kind");
 }
 
+int test_kind(stf_request r, bool *done) {
+  switch (r->kind) {
+    case OpKind::bcast:
+    case OpKind::scatter: return one_way_test(r, Direction::root_to_leaf, done);
+    case OpKind::reduce:
+    case OpKind::gather: return one_way_test(r, Direction::leaf_to_root, done);
+    case OpKind::fetch_and_op: return fetch_test(r, done);
+    case OpKind::degree:  // its end hands out the degrees
+      return set_error(STF_ERR_REQUEST, "stf_test: end a compute_degree request with stf_compute_degree_end");
+  }
+  return set_error(STF_ERR_INTERNAL, "unknown operation kind");
+}
+
 }  // namespace
 
 int resolve_unit(const OpArgs &a, Resolved *out) {
@@ -95,6 +108,20 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
   }
   *req = r;
   return STF_SUCCESS;
+}
+
+int test_operation(Engine &owner, stf_request *req, int *done) {
+  if (!done) return set_error(STF_ERR_NULL, "stf_test: done is NULL");
+  *done = 0;
+  if (!req) return set_error(STF_ERR_NULL, "stf_test: request pointer is NULL");
+  if (!*req) return set_error(STF_ERR_REQUEST, "stf_test without a request in flight (request is NULL)");
+  stf_request r = nullptr;
+  STF_CHECK(take_request(owner, req, (*req)->kind, &r));
+  bool ready = false;  // a failed test leaves the request in flight
+  STF_CHECK(test_kind(r, &ready));
+  if (!ready) return STF_SUCCESS;
+  *done = 1;
+  return end_operation(owner, req, r->kind);
 }
 
 int end_operation(Engine &owner, stf_request *req, OpKind kind) {

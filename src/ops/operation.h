@@ -30,5 +30,8 @@ int resolve_unit(const OpArgs &a, Resolved *out);
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req);
 // End the request *req of owner begun by kind; *req becomes NULL.
 int end_operation(Engine &owner, stf_request *req, OpKind kind);
+// stf_test: end *req (of any kind) if its messages have arrived (*done = 1),
+// else leave it in flight (*done = 0).
+int test_operation(Engine &owner, stf_request *req, int *done);
 
 }  // namespace stf

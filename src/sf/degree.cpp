@@ -46,9 +46,9 @@ int build_multi(stf_sf sf, stf_sf *multi) {
 }  // namespace stf
 
 extern "C" int stf_compute_degree_begin(stf_sf sf, stf_request *req) {
-  STF_CHECK(stf::check_sf(sf));
   if (!req) return stf::set_error(STF_ERR_NULL, "compute_degree_begin: request pointer is NULL");
-  *req = nullptr;
+  *req = nullptr;  // a failed begin leaves no request
+  STF_CHECK(stf::check_sf(sf));
   STF_CHECK(stf::compute_degree(sf));
   return stf::acquire_request(sf->engine, sf->engine, stf::OpKind::degree, 0, req);
 }

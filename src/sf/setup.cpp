@@ -21,6 +21,11 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
 int ensure_setup(stf_sf sf) {
   STF_CHECK(check_graph(sf));
   if (sf->plan) return STF_SUCCESS;
+  // The topology first: making it is collective (on the communicator's
+  // first SF), and the plan may fail on one rank alone (a bad root offset
+  // with -stf_validate 0), which must not leave the others in a collective.
+  const Topology *topology = nullptr;
+  STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   auto plan = std::make_unique<Plan>();
   STF_CHECK(build_plan(*sf, *sf, sf->opts, plan.get()));
   return install_plan(sf, std::move(plan));

@@ -35,6 +35,8 @@ void clear(stf_sf sf) {
   sf->topology = nullptr;
   sf->degree.clear();
   sf->degree_known = false;
+  sf->root_peers = PeerLists();
+  sf->leaf_peers = PeerLists();
   clear_graph(sf);
 }
 

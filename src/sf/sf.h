@@ -15,6 +15,16 @@
 #include "plan/plan.h"
 #include "transport/transport.h"
 
+namespace stf {
+// Peer ranks and, per peer, the local slots involved (stf_get_root_ranks,
+// stf_get_leaf_ranks): peer k's entries are [offset[k], offset[k+1]).
+struct PeerLists {
+  bool known = false;
+  std::vector<int> ranks;
+  std::vector<stf_int> offset, local, remote;  // remote: root ranks only
+};
+}  // namespace stf
+
 struct stf_sf_s : stf::Comm, stf::Graph {
   stf::Options opts;
   std::unique_ptr<stf::Plan> plan;  // built by stf_setup
@@ -24,6 +34,7 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   std::vector<stf_int> degree;      // valid once degree_known
   bool degree_known = false;
   stf_sf multi = nullptr;  // multi-SF, built on demand
+  stf::PeerLists root_peers, leaf_peers;  // built on demand
 
   const stf::Graph &graph() const { return *this; }
 };

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "transport/mpi_requests.h"
 #include "transport/registry.h"
 
 namespace stf {
@@ -41,8 +42,10 @@ class BasicTransport : public Transport {
     BasicChannel &s = c.get<BasicChannel>();
     return post(senders(plan_, d), &s.sends, &s.active_sends, message_tag(comm_, d, leg), unit_bytes, send, true);
   }
-  int wait_recv(Channel &c) override { return wait(&c.get<BasicChannel>().active_recvs); }
-  int wait_send(Channel &c) override { return wait(&c.get<BasicChannel>().active_sends); }
+  int wait_recv(Channel &c) override { return wait_all(&c.get<BasicChannel>().active_recvs); }
+  int wait_send(Channel &c) override { return wait_all(&c.get<BasicChannel>().active_sends); }
+  int test_recv(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_recvs, done); }
+  int test_send(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_sends, done); }
 
  private:
   // Inlined into both callers: it is most of the cost of a small operation.
@@ -72,12 +75,6 @@ class BasicTransport : public Transport {
       active->push_back(c.req);
     }
     if (!active->empty()) STF_MPI(MPI_Startall(static_cast<int>(active->size()), active->data()));
-    return STF_SUCCESS;
-  }
-
-  static int wait(std::vector<MPI_Request> *active) {
-    if (!active->empty()) STF_MPI(MPI_Waitall(static_cast<int>(active->size()), active->data(), MPI_STATUSES_IGNORE));
-    active->clear();
     return STF_SUCCESS;
   }
 

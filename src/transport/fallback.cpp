@@ -37,6 +37,14 @@ class WithFallback final : public Transport {
     State &s = c.get<State>();
     return s.send_basic ? basic_->wait_send(s.basic) : primary_->wait_send(s.primary);
   }
+  int test_recv(Channel &c, bool *done) override {
+    State &s = c.get<State>();
+    return s.recv_basic && !c.whole ? basic_->test_recv(s.basic, done) : primary_->test_recv(s.primary, done);
+  }
+  int test_send(Channel &c, bool *done) override {
+    State &s = c.get<State>();
+    return s.send_basic && !c.whole ? basic_->test_send(s.basic, done) : primary_->test_send(s.primary, done);
+  }
 
   Transport &mover(Channel &c, Leg leg, Channel **own) override {
     State &s = c.get<State>();

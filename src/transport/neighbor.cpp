@@ -109,11 +109,21 @@ class NeighborTransport : public Transport {
   // The collective completes both sides; whichever wait comes first waits for it.
   int wait_recv(Channel &c) override { return wait_collective(c); }
   int wait_send(Channel &c) override { return wait_collective(c); }
+  int test_recv(Channel &c, bool *done) override { return test_collective(c, done); }
+  int test_send(Channel &c, bool *done) override { return test_collective(c, done); }
 
  private:
   static int wait_collective(Channel &c) {
     NeighborChannel &s = c.get<NeighborChannel>();
     if (s.req != MPI_REQUEST_NULL) STF_MPI(MPI_Wait(&s.req, MPI_STATUS_IGNORE));
+    return STF_SUCCESS;
+  }
+  // Not done while the collective has not started (receives posted, sends not yet).
+  static int test_collective(Channel &c, bool *done) {
+    NeighborChannel &s = c.get<NeighborChannel>();
+    int flag = !s.recv_posted;
+    if (s.req != MPI_REQUEST_NULL) STF_MPI(MPI_Test(&s.req, &flag, MPI_STATUS_IGNORE));
+    *done = flag != 0;
     return STF_SUCCESS;
   }
 

@@ -175,6 +175,8 @@ class PutSignalTransport final : public Transport {
   int wait_recv(Channel &c) override;
   int release_recv(Channel &c) override;
   int wait_send(Channel &c) override;
+  int test_recv(Channel &c, bool *done) override;
+  int test_send(Channel &c, bool *done) override;
 
  private:
   std::vector<Peer> &senders_of(Direction d) { return send_peers_[dir_index(d)]; }
@@ -205,6 +207,12 @@ class PutSignalTransport final : public Transport {
                  int k);
   bool received(PutChannel &c, int k) { return c.held[k] != Held::no || arrived(receivers_of(c.dir)[k], c.seq); }
   bool written(PutChannel &c, int k) { return !c.pending[k]; }
+  // Lets MPI apply peers' puts and accumulates (it progresses inside MPI calls).
+  void poke_mpi() {
+    if (rma_win_ == MPI_WIN_NULL) return;
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, comm_.transport_tag(tag_large[0]), comm_.comm, &flag, MPI_STATUS_IGNORE);
+  }
 
   const Comm &comm_;
   const Topology &topo_;
@@ -540,10 +548,7 @@ int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTr
   Backoff backoff(spins_, timeout_);
   while (!(this->*ready)(c, k)) {
     STF_CHECK(progress(backoff.patient()));
-    if (rma_win_ != MPI_WIN_NULL) {  // let MPI apply peers' puts (progress happens inside MPI calls)
-      int flag = 0;
-      MPI_Iprobe(MPI_ANY_SOURCE, comm_.transport_tag(tag_large[0]), comm_.comm, &flag, MPI_STATUS_IGNORE);
-    }
+    poke_mpi();
     backoff.pause();
     if (backoff.expired())
       return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for %s of rank %d", timeout_, what,
@@ -571,6 +576,28 @@ int PutSignalTransport::wait_recv(Channel &c) {
     s.data[k] = s.held[k] == Held::spilled ? spilled : p.ring.region(s.seq);
   }
   s.waited = true;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::test_recv(Channel &c, bool *done) {
+  PutChannel &s = c.get<PutChannel>();
+  STF_CHECK(progress(false));
+  poke_mpi();
+  int flag = 1;
+  if (s.nrecvs > 0) STF_MPI(MPI_Testall(static_cast<int>(s.recvs.size()), s.recvs.data(), &flag, MPI_STATUSES_IGNORE));
+  *done = flag != 0;
+  const std::vector<Peer> &peers = receivers_of(s.dir);
+  for (std::size_t k = 0; *done && k < peers.size(); k++)
+    *done = large(peers[k], s.unit_bytes) || received(s, static_cast<int>(k));
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::test_send(Channel &c, bool *done) {
+  PutChannel &s = c.get<PutChannel>();
+  STF_CHECK(progress(false));
+  int flag = 1;
+  if (!s.sends.empty()) STF_MPI(MPI_Testall(static_cast<int>(s.sends.size()), s.sends.data(), &flag, MPI_STATUSES_IGNORE));
+  *done = flag != 0 && s.npending == 0;
   return STF_SUCCESS;
 }
 

@@ -79,6 +79,13 @@ class Transport {
   virtual int post_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, const void *const *send) = 0;
   virtual int wait_recv(Channel &c) = 0;
   virtual int wait_send(Channel &c) = 0;
+  // The waits without waiting (stf_test): *done = true when the receives
+  // (sends) have completed, so that wait_recv (wait_send) returns at once.
+  // For a channel in a whole operation, test_recv tests the operation and
+  // end_whole then returns at once. A transport that learns of arrival only
+  // by a collective synchronisation answers true and synchronises in the wait.
+  virtual int test_recv(Channel &c, bool *done) = 0;
+  virtual int test_send(Channel &c, bool *done) = 0;
 
   // Transports that move messages through memory of their own (a shared
   // heap, a window) lend it: the ops layer packs straight into it and

@@ -42,6 +42,7 @@
 #include <cstdint>
 
 #include "core/error.h"
+#include "transport/mpi_requests.h"
 #include "transport/registry.h"
 
 namespace stf {
@@ -79,12 +80,6 @@ struct WindowChannel : ChannelState {
   std::vector<MPI_Request> address_sends, address_recvs, done_sends, done_recvs;
   std::vector<int> regions;  // attachments in use until the receive ends
 };
-
-int wait_all(std::vector<MPI_Request> *reqs) {
-  if (!reqs->empty()) STF_MPI(MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), MPI_STATUSES_IGNORE));
-  reqs->clear();
-  return STF_SUCCESS;
-}
 
 int message_bytes(const Messages &m, int k, std::size_t unit_bytes, int *out) {
   const std::size_t bytes = static_cast<std::size_t>(m.size(k)) * unit_bytes;
@@ -222,6 +217,18 @@ class WindowTransport : public Transport {
     WindowChannel &st = c.get<WindowChannel>();
     STF_CHECK(wait_all(&st.address_sends));
     return wait_all(&st.done_sends);
+  }
+
+  // fence: the data is known to be there only after the fence, a collective
+  // over the window, so the wait does it; pscw: complete since begin.
+  int test_recv(Channel &c, bool *done) override {
+    *done = true;
+    return sync_ == WindowSync::lock ? test_all(&c.get<WindowChannel>().done_recvs, done) : STF_SUCCESS;
+  }
+  int test_send(Channel &c, bool *done) override {
+    WindowChannel &st = c.get<WindowChannel>();
+    STF_CHECK(test_all(&st.address_sends, done));
+    return *done ? test_all(&st.done_sends, done) : STF_SUCCESS;
   }
 
  private:

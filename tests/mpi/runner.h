@@ -10,8 +10,13 @@
 
 namespace stft {
 
-enum class Form { Blocking, Split };  // stf_op(...) or stf_op_begin + stf_op_end
-inline const char *form_name(Form f) { return f == Form::Blocking ? "blocking" : "begin/end"; }
+// stf_op(...), stf_op_begin + stf_op_end, or stf_op_begin + stf_test until done.
+enum class Form { Blocking, Split, Polled };
+inline const char *form_name(Form f) {
+  return f == Form::Blocking ? "blocking" : f == Form::Split ? "begin/end" : "begin/stf_test";
+}
+// The form for combination number k: all three in turn.
+inline Form form_of(unsigned k) { return static_cast<Form>(k % 3); }
 
 // stf_create + options (may be NULL) + stf_set_graph(mode) + stf_setup
 // (unless setup is false: the first operation then sets up implicitly).

@@ -58,7 +58,7 @@ void check_variant(Checker &ck, stf_csr A, const stf_coo &g, stf_csr_mult_varian
   // still queued (unpack, off-diagonal product).
   for (int rep = 0; rep < 3; rep++) {
     stf_csr_sync_counts c0, c1;
-    stf_stats s0, s1;
+    stf_stats s0 = stf_stats_init(), s1 = stf_stats_init();
     stf_csr_get_sync_counts(A, &c0);
     stf_get_stats(sf, &s0);
     if (!ck.code(stf_csr_mult_device(A, x.data(), y.data(), variant), STF_SUCCESS, "stf_csr_mult_device")) return;

@@ -1,4 +1,4 @@
-// Device data on the emulated device (issue 6): bcast, reduce and
+// Device data on the emulated device: bcast, reduce and
 // fetch-and-op with root and leaf data in emu device memory and in mixed
 // placements, gather/scatter on the device, against the serial oracle (in
 // the SF's default stream model and data path: CTest reruns this with
@@ -71,7 +71,7 @@ void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placem
   Buffer root = d.root_buffer(me), leaf = d.leaf_buffer(me);
   const Buffer root0 = root;
   Placed pr(ck, *d.u, root, pl.roots_on_device), plf(ck, *d.u, leaf, pl.leaves_on_device);
-  stf_stats before, after;
+  stf_stats before = stf_stats_init(), after = stf_stats_init();
   stf_get_stats(sf, &before);
   stf_request req = nullptr;
   int rc = with_mem ? stf_bcast_begin_mem(sf, d.u->type, pr.mtype(), pr.data(), plf.mtype(), plf.data(), d.op, &req)
@@ -268,7 +268,7 @@ void counter_tests(Checker &ck, int me, int size) {
         for (int it = 0; it < 2 * iters; ++it) {
           const bool sum = it >= iters;
           ck.context("counters: " + std::string(sum ? "MPI_SUM " : "REPLACE ") + what);
-          stf_stats before, mid, after;
+          stf_stats before = stf_stats_init(), mid = stf_stats_init(), after = stf_stats_init();
           stf_get_stats(sf, &before);
           stf_request req = nullptr;
           ck.code(stf_bcast_begin(sf, MPI_INT, root, leaf, sum ? MPI_SUM : MPI_REPLACE, &req), STF_SUCCESS,
@@ -491,9 +491,10 @@ void api_tests(Checker &ck) {
   stf_device_synchronize();
   stf_device_memcpy(&now, d, sizeof now);
   ck.check(upd == 10 && now == 15, "fetch_and_op on a device root: old %d (want 10), root %d (want 15)", upd, now);
-  ck.code(stf_bcast_begin_mem(one, MPI_INT, static_cast<stf_memtype>(7), d, STF_MEMTYPE_HOST, &leaf, MPI_REPLACE,
-                              nullptr),
+  stf_request req = nullptr;
+  ck.code(stf_bcast_begin_mem(one, MPI_INT, static_cast<stf_memtype>(7), d, STF_MEMTYPE_HOST, &leaf, MPI_REPLACE, &req),
           STF_ERR_ARG, "bad memtype");
+  ck.check(req == nullptr, "a refused begin left a request");
   ck.code(stf_bcast(one, MPI_INT, d, &leaf, MPI_BAND), STF_ERR_UNSUPPORTED, "MPI_BAND on device data");
   stf_destroy(&one);
   stf_device_free(d);

@@ -1,7 +1,11 @@
 // Structured grids against a serial oracle: owned boxes tile the domain,
 // global-to-local fills exactly the points the stencil reaches with the
 // owner's values (wrapped where periodic) and leaves the rest alone, and
-// local-to-global adds every copy of a point into its owner.
+// local-to-global adds every copy of a point into its owner; blocking,
+// begin/end and polled with stf_test. The queries (sizes, process grid,
+// neighbours) against the gathered boxes, and per-grid SF options.
+#include <sched.h>
+
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -53,7 +57,73 @@ void check_no_index_arrays(stft::Checker &ck, stf_grid g) {
   ck.check(!found, "a grid message or the self part kept an index array (see the view line above)");
 }
 
-void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name) {
+// The grid's queries: sizes, process grid, neighbours (ranks owning a
+// point this rank's stencil reaches, or reaching one it owns), SF options.
+void check_queries(stft::Checker &ck, stf_grid g, const stf_grid_desc &d, const std::vector<Box> &owns,
+                   const std::vector<Box> &ghosts) {
+  int me = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int64_t nz = d.dim == 3 ? d.n[2] : 1;
+  auto covers = [](const Box &b, const std::array<int64_t, 3> &w) {
+    for (int a = 0; a < 3; a++)
+      if (w[a] < b[a] || w[a] >= b[a] + b[3 + a]) return false;
+    return true;
+  };
+  // Does rank p's stencil reach a point that rank q owns?
+  auto reaches = [&](int p, int q) {
+    const Box &gb = ghosts[p];
+    for (int64_t k = 0; k < gb[5]; k++)
+      for (int64_t j = 0; j < gb[4]; j++)
+        for (int64_t i = 0; i < gb[3]; i++) {
+          std::array<int64_t, 3> x{gb[0] + i, gb[1] + j, gb[2] + k};
+          if (reached(d, owns[p], x) && covers(owns[q], {wrap(x[0], d.n[0]), wrap(x[1], d.n[1]), wrap(x[2], nz)}))
+            return true;
+        }
+    return false;
+  };
+  std::vector<int> want;
+  for (int p = 0; p < size; p++)
+    if (p != me && (reaches(me, p) || reaches(p, me))) want.push_back(p);
+  int n = -1;
+  const int *ranks = nullptr;
+  if (ck.code(stf_grid_get_neighbors(g, &n, &ranks), STF_SUCCESS, "stf_grid_get_neighbors"))
+    ck.check(std::vector<int>(ranks, ranks + n) == want, "%d neighbours, expected %zu", n, want.size());
+
+  int64_t glen = -1, llen = -1;
+  const Box &own = owns[me], &ghost = ghosts[me];
+  ck.code(stf_grid_get_sizes(g, &glen, &llen), STF_SUCCESS, "stf_grid_get_sizes");
+  ck.check(glen == own[3] * own[4] * own[5] * d.dof && llen == ghost[3] * ghost[4] * ghost[5] * d.dof,
+           "sizes %lld / %lld", (long long)glen, (long long)llen);
+  int procs[3], coords[3];
+  ck.code(stf_grid_get_procs(g, procs, coords), STF_SUCCESS, "stf_grid_get_procs");
+  ck.check(procs[0] * procs[1] * procs[2] == size && (coords[2] * procs[1] + coords[1]) * procs[0] + coords[0] == me,
+           "process grid %d x %d x %d, coordinates %d %d %d on rank %d", procs[0], procs[1], procs[2], coords[0],
+           coords[1], coords[2], me);
+  stf_sf sf = nullptr;
+  const char *type = nullptr;
+  stf_grid_get_sf(g, &sf, nullptr);
+  ck.code(stf_get_type(sf, &type), STF_SUCCESS, "stf_get_type");
+  ck.check(std::string(type) == (d.options ? "neighbor" : "basic"), "the grid's SF uses %s", type);
+}
+
+// One exchange of the grid in the form `form` picks: blocking, begin/end,
+// or begin and stf_test on the grid's SF.
+int exchange(stf_grid g, bool to_local, const double *from, double *to, int form) {
+  if (form == 0) return to_local ? stf_grid_global_to_local(g, from, to) : stf_grid_local_to_global(g, from, to);
+  stf_request req = nullptr;
+  int rc = to_local ? stf_grid_global_to_local_begin(g, from, to, &req)
+                    : stf_grid_local_to_global_begin(g, from, to, &req);
+  if (rc) return rc;
+  if (form == 1) return to_local ? stf_grid_global_to_local_end(g, &req) : stf_grid_local_to_global_end(g, &req);
+  stf_sf sf = nullptr;
+  stf_grid_get_sf(g, &sf, nullptr);
+  int done = 0;
+  while ((rc = stf_test(sf, &req, &done)) == STF_SUCCESS && !done) sched_yield();
+  return rc;
+}
+
+void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name, int form) {
   ck.context(name);
   int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -83,7 +153,7 @@ void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name) {
       for (int64_t i = 0; i < own[3]; i++)
         for (int c = 0; c < dof; c++)
           global[((k * own[4] + j) * own[3] + i) * dof + c] = value({own[0] + i, own[1] + j, own[2] + k}, c);
-  ck.code(stf_grid_global_to_local(g, global.data(), local.data()), STF_SUCCESS, "global_to_local");
+  ck.code(exchange(g, true, global.data(), local.data(), form), STF_SUCCESS, "global_to_local");
   for (int64_t k = 0; k < ghost[5]; k++)
     for (int64_t j = 0; j < ghost[4]; j++)
       for (int64_t i = 0; i < ghost[3]; i++) {
@@ -101,7 +171,7 @@ void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name) {
 
   // local-to-global: each owned point gains one per copy anywhere.
   std::vector<double> ones(nloc * dof, 1.0), sums(nown * dof, 0.0);
-  ck.code(stf_grid_local_to_global(g, ones.data(), sums.data()), STF_SUCCESS, "local_to_global");
+  ck.code(exchange(g, false, ones.data(), sums.data(), form), STF_SUCCESS, "local_to_global");
   std::vector<int> copies(owners.size(), 0);
   for (int p = 0; p < size; p++) {
     const Box &gb = ghosts[p];
@@ -124,6 +194,7 @@ void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name) {
             return;
         }
   if (!d.periodic[0] && !d.periodic[1] && !d.periodic[2]) check_no_index_arrays(ck, g);
+  check_queries(ck, g, d, owns, ghosts);
   ck.code(stf_grid_destroy(&g), STF_SUCCESS, "stf_grid_destroy");
 }
 
@@ -148,10 +219,13 @@ int main(int argc, char **argv) {
           d.stencil = st;
           d.width = width;
           d.dof = 1 + count % 3;
+          d.options = count % 4 == 1 ? "-stf_type neighbor" : nullptr;
+          const int form = count % 3;  // blocking, begin/end, stf_test
           std::string name = std::to_string(dim) + "D " + (st == STF_STENCIL_STAR ? "star" : "box") + " w" +
                              std::to_string(width) + " periodic" + std::to_string(periodic) + " dof" +
-                             std::to_string(d.dof);
-          run(ck, d, name);
+                             std::to_string(d.dof) + (d.options ? " neighbor" : "") +
+                             (form == 0 ? " blocking" : form == 1 ? " begin/end" : " stf_test");
+          run(ck, d, name, form);
           count++;
         }
   // Bad descriptions are errors, not crashes.
@@ -163,6 +237,13 @@ int main(int argc, char **argv) {
   bad = stf_grid_desc{};
   bad.dim = 2, bad.n[0] = bad.n[1] = 8, bad.width = 1, bad.dof = 1, bad.procs[0] = 1000;
   ck.code(stf_grid_create(MPI_COMM_WORLD, &bad, &g), STF_ERR_ARG, "process grid that does not fit");
+  bad.procs[0] = 0, bad.options = "-stf_type carrier_pigeon";
+  ck.code(stf_grid_create(MPI_COMM_WORLD, &bad, &g), STF_ERR_OPTION, "unknown transport in the grid's options");
+  ck.check(g == nullptr, "a failed stf_grid_create left a grid");
+  stf_request req = reinterpret_cast<stf_request>(&bad);
+  double x = 0;
+  ck.code(stf_grid_global_to_local_begin(nullptr, &x, &x, &req), STF_ERR_NULL, "begin on a NULL grid");
+  ck.check(req == nullptr, "a failed begin left the request non-NULL");
   int rc = ck.finish();
   MPI_Finalize();
   return rc;

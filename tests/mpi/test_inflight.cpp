@@ -1,6 +1,8 @@
 // Several operations in flight on one SF, ended in another order than begun;
 // request misuse (NULL, wrong end function, wrong SF) is refused without
 // damaging the request; many repeated operations stay correct.
+#include <sched.h>
+
 #include <cstring>
 #include <string>
 
@@ -128,6 +130,44 @@ void fetches_ended_in_rank_order(Checker &ck, stf_sf sf, const GlobalGraph &g, i
   }
 }
 
+// Two fetch-and-ops, a bcast and a reduce in flight, completed by stf_test
+// alone, polled in a rank-dependent rotation (so ranks serve each other's
+// fetch-and-ops in test calls, in different orders).
+void polled_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+                      std::uint64_t key) {
+  ctx(ck, "fetch_and_ops, bcast and reduce completed by stf_test");
+  const DataGen f0{&g, &ui, MPI_SUM, hash_key(key, 0)}, f1{&g, &ui, MPI_MAX, hash_key(key, 1)};
+  const DataGen db{&g, &ui, MPI_SUM, hash_key(key, 2)}, dr{&g, &ui, MPI_SUM, hash_key(key, 3)};
+  std::vector<Buffer> root, leaf, upd, want_root, want_upd;
+  for (const DataGen *d : {&f0, &f1}) {
+    root.push_back(d->root_buffer(me)), leaf.push_back(d->leaf_buffer(me)), upd.push_back(d->blank_leaf_buffer(me, 3));
+    want_root.push_back(root.back()), want_upd.push_back(upd.back());
+    expect_fetch(*d, me, 3, &want_root.back(), &want_upd.back());
+  }
+  Buffer broot = db.root_buffer(me), bleaf = db.leaf_buffer(me), rroot = dr.root_buffer(me), rleaf = dr.leaf_buffer(me);
+  stf_request q[4] = {};
+  ck.code(stf_fetch_and_op_begin(sf, ui.type, root[0].data(), leaf[0].data(), upd[0].data(), MPI_SUM, &q[0]),
+          STF_SUCCESS, "fetch_and_op_begin 0");
+  ck.code(stf_bcast_begin(sf, ui.type, broot.data(), bleaf.data(), MPI_SUM, &q[1]), STF_SUCCESS, "bcast_begin");
+  ck.code(stf_fetch_and_op_begin(sf, ui.type, root[1].data(), leaf[1].data(), upd[1].data(), MPI_MAX, &q[2]),
+          STF_SUCCESS, "fetch_and_op_begin 1");
+  ck.code(stf_reduce_begin(sf, ui.type, rleaf.data(), rroot.data(), MPI_SUM, &q[3]), STF_SUCCESS, "reduce_begin");
+  int left = 4;
+  for (long polls = 0; left > 0 && ck.check(polls < 100000000, "still %d requests after 10^8 tests", left); polls++) {
+    stf_request *r = &q[(polls + me) % 4];
+    int done = 0;
+    if (*r && ck.code(stf_test(sf, r, &done), STF_SUCCESS, "stf_test") && done) left--;
+    if (!ck.check(!done || *r == nullptr, "stf_test said done but left the request")) break;
+    sched_yield();
+  }
+  for (int i = 0; i < 2; ++i) {
+    compare_buffers(ck, ui, "fetch rootdata", root[i], want_root[i], root_mask(g, me));
+    compare_buffers(ck, ui, "fetch leafupdate", upd[i], want_upd[i], leaf_mask(g, me));
+  }
+  compare_buffers(ck, ui, "bcast leafdata", bleaf, expect_bcast(db, me), leaf_mask(g, me));
+  compare_buffers(ck, ui, "reduce rootdata", rroot, expect_reduce(dr, me), root_mask(g, me));
+}
+
 // Six bcasts in flight, ended in reverse order.
 void many_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
                     std::uint64_t key) {
@@ -230,6 +270,13 @@ void request_errors(Checker &ck, stf_sf sf, stf_sf other, const GlobalGraph &g, 
   ck.code(stf_bcast_end(other, &req), STF_ERR_REQUEST, "stf_bcast_end with another SF");
   ck.code_either(stf_bcast_end(nullptr, &req), STF_ERR_NULL, STF_ERR_REQUEST, "stf_bcast_end with a NULL SF");
   ck.check(req == saved, "a refused end changed the request handle");
+  int done = 7;
+  ck.code(stf_test(sf, &req, nullptr), STF_ERR_NULL, "stf_test with NULL done");
+  ck.code(stf_test(other, &req, &done), STF_ERR_REQUEST, "stf_test with another SF");
+  ck.check(done == 0, "a refused stf_test said done");
+  ck.code(stf_test(sf, &none, &done), STF_ERR_REQUEST, "stf_test(*req == NULL)");
+  ck.code(stf_test(sf, nullptr, &done), STF_ERR_NULL, "stf_test(sf, NULL, &done)");
+  ck.check(req == saved, "a refused stf_test changed the request handle");
   req = saved;
   ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "stf_bcast_end after refused ends");
   compare_buffers(ck, ui, "leafdata after refused ends", leaf, expect_bcast(d, me), leaf_mask(g, me));
@@ -252,7 +299,7 @@ void repeated(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSp
               std::uint64_t key, int iterations) {
   for (int it = 0; it < iterations; ++it) {
     ctx(ck, "iteration " + std::to_string(it));
-    const Form f = it % 3 ? Form::Split : Form::Blocking;
+    const Form f = form_of(it);
     run_bcast(ck, sf, DataGen{&g, &ui, it % 2 ? MPI_SUM : MPI_REPLACE, hash_key(key, it)}, me, f);
     run_reduce(ck, sf, DataGen{&g, &ui, it % 2 ? MPI_REPLACE : MPI_SUM, hash_key(key, it, 1)}, me, f);
   }
@@ -303,6 +350,7 @@ int main(int argc, char **argv) {
       shared_root_two_units(ck, sf, g, me, ui, upair, hash_key(key, 2));
       bcast_during_fetch(ck, sf, g, me, ui, hash_key(key, 3));
       fetches_ended_in_rank_order(ck, sf, g, me, ui, hash_key(key, 9));
+      polled_in_flight(ck, sf, g, me, ui, hash_key(key, 10));
       many_in_flight(ck, sf, g, me, ui, hash_key(key, 4));
       request_errors(ck, sf, other, g, me, ui, hash_key(key, 5));
       two_sfs(ck, sf, other, g, me, ui, hash_key(key, 7));

@@ -31,7 +31,7 @@ void run_matrix(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const std:
     for (std::size_t oi = 0; oi < u.ops.size(); ++oi) {
       const MPI_Op op = u.ops[oi];
       const DataGen d{&g, &u, op, hash_key(key, ui, oi)};
-      const Form f = ++combo % 2 ? Form::Split : Form::Blocking;
+      const Form f = form_of(++combo);
       const std::string what = gname + " " + u.name + " " + op_name(op) + " ";
       ck.context(what + "bcast " + form_name(f));
       run_bcast(ck, sf, d, me, f);
@@ -40,14 +40,14 @@ void run_matrix(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const std:
       bool fetch = false;
       for (MPI_Op fo : u.fetch) fetch |= fo == op;
       if (fetch) {
-        const Form ff = combo % 3 ? Form::Split : Form::Blocking;
+        const Form ff = form_of(combo + 1);
         ck.context(what + "fetch_and_op " + form_name(ff));
         run_fetch(ck, sf, d, me, ff);
       }
     }
     if (!full) continue;
     const DataGen d{&g, &u, MPI_REPLACE, hash_key(key, ui, 99)};
-    const Form f = ++combo % 2 ? Form::Split : Form::Blocking;
+    const Form f = form_of(++combo);
     ck.context(gname + " " + u.name + " gather " + form_name(f));
     run_gather(ck, sf, d, me, f);
     ck.context(gname + " " + u.name + " scatter " + form_name(f));
@@ -96,8 +96,8 @@ void run_graphs(Checker &ck, MPI_Comm comm, const std::string &label,
       check_multi_sf(ck, sf, g, me, units[0], hash_key(key, 1));
     }
     ck.context(name + " degree");
-    run_degree(ck, sf, g, me, gi % 2 ? Form::Split : Form::Blocking);
-    run_degree(ck, sf, g, me, gi % 2 ? Form::Blocking : Form::Split);  // cached second time
+    run_degree(ck, sf, g, me, form_of(gi));
+    run_degree(ck, sf, g, me, form_of(gi + 1));  // cached second time
     if (gi % 2 == 0) {
       ck.context(name + " multi-SF");
       check_multi_sf(ck, sf, g, me, units[0], hash_key(key, 1));

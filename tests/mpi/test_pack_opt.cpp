@@ -208,7 +208,7 @@ void check_stats(Checker &ck, int me, int size) {
     ck.context("stats shift " + options);
     stf_sf sf = make_sf(ck, shift, MPI_COMM_WORLD, options.c_str(), STF_COPY_VALUES);
     if (!sf) return;
-    stf_stats s;
+    stf_stats s = stf_stats_init();
     ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
     ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
     ck.check(leaves[n - 1] == ((me + 1) % size) * 10000.0 + n - 1, "bcast moved the wrong data");
@@ -245,7 +245,7 @@ void check_stats(Checker &ck, int me, int size) {
              s.scatter_calls);
     stf_destroy(&sf);
   }
-  stf_stats s;
+  stf_stats s = stf_stats_init();
   ck.context("stats errors");
   ck.code(stf_get_stats(nullptr, &s), STF_ERR_NULL, "stf_get_stats(NULL)");
 }

@@ -91,7 +91,7 @@ void sent_by_locality(Checker &ck, const char *options, const Layout &l) {
   double root = me;
   std::vector<double> leaves(size, -1);
   ck.code(stf_bcast(sf, MPI_DOUBLE, &root, leaves.data(), MPI_REPLACE), STF_SUCCESS, "stf_bcast");
-  stf_stats s;
+  stf_stats s = stf_stats_init();
   ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
   const long long in = l.local_size - 1, off = size - l.local_size;
   ck.check(s.messages_sent_in_node == in && s.messages_sent_off_node == off && s.bytes_sent_in_node == 8 * in &&

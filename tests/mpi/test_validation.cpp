@@ -133,7 +133,9 @@ LocalGraph out_of_range_graph(bool bad) {
   return g;
 }
 
-void setup_validation(Checker &ck, const char *how, const char *sf_options) {
+// With validation on (the default), the bad offset fails stf_setup on every
+// rank; off, only on its owner (rank 0), and the others set up.
+void setup_validation(Checker &ck, const char *how, const char *sf_options, bool on) {
   for (int bad = 0; bad < 2; ++bad) {
     ck.context(std::string("validate via ") + how + (bad ? ", bad root index" : ", valid graph"));
     LocalGraph g = out_of_range_graph(bad);
@@ -143,21 +145,33 @@ void setup_validation(Checker &ck, const char *how, const char *sf_options) {
     ck.code(stf_set_graph(sf, g.nroots, g.nleaves(), nullptr, STF_COPY_VALUES, g.iremote.data(), STF_COPY_VALUES),
             STF_SUCCESS, "stf_set_graph (offsets are not checked here)");
     const int rc = stf_setup(sf);
-    if (bad) refused(ck, rc, STF_ERR_OFFSET, "stf_setup with a root index >= owner's nroots");
-    else ck.code(rc, STF_SUCCESS, "stf_setup with a valid graph");
+    if (!bad) {
+      ck.code(rc, STF_SUCCESS, "stf_setup with a valid graph");
+    } else if (on || me == 0) {
+      refused(ck, rc, STF_ERR_OFFSET, "stf_setup with a root index >= owner's nroots");
+      const char *msg = stf_last_error_message();
+      if (me == 0)
+        ck.check(std::strstr(msg, "root 8 of rank 0") != nullptr, "owner's message does not name the root: %s", msg);
+      ck.check(std::strstr(msg, "STF_ERR") == nullptr, "the message repeats the error name: %s", msg);
+    } else {
+      ck.code(rc, STF_SUCCESS, "stf_setup off the owner with -stf_validate 0");
+    }
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
 }
 
 void validation(Checker &ck) {
   const char *env = std::getenv("STF_VALIDATE");
+  const bool env_off = env && std::strcmp(env, "0") == 0;
   // The environment is read before any option string, so test it first.
-  if (env && std::strcmp(env, "1") == 0) setup_validation(ck, "STF_VALIDATE=1", nullptr);
-  setup_validation(ck, "stf_set_sf_options", "-stf_validate 1");
+  setup_validation(ck, env_off ? "STF_VALIDATE=0" : "the default", nullptr, !env_off);
+  setup_validation(ck, "stf_set_sf_options(-stf_validate 1)", "-stf_validate 1", true);
+  setup_validation(ck, "stf_set_sf_options(-stf_validate 0)", "-stf_validate 0", false);
   ck.context("validate via stf_set_options");
-  ck.code(stf_set_options("-stf_validate 1"), STF_SUCCESS, "stf_set_options(-stf_validate 1)");
-  setup_validation(ck, "stf_set_options", nullptr);
   ck.code(stf_set_options("-stf_validate 0"), STF_SUCCESS, "stf_set_options(-stf_validate 0)");
+  setup_validation(ck, "stf_set_options(-stf_validate 0)", nullptr, false);
+  ck.code(stf_set_options("-stf_validate 1"), STF_SUCCESS, "stf_set_options(-stf_validate 1)");
+  setup_validation(ck, "stf_set_options(-stf_validate 1)", nullptr, true);
 }
 
 // Compare stf_get_graph with what was set.

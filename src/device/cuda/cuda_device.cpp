@@ -189,8 +189,11 @@ int make_cuda_device(std::unique_ptr<Device> *out) {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     cudaGetLastError();
-    return set_error(STF_ERR_UNSUPPORTED, "device 'cuda': no CUDA device available (cudaGetDeviceCount: %s)",
-                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    // Without a GPU the runtime may blame the driver's version (no driver at
+    // all); say what it means.
+    if (e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+      return set_error(STF_ERR_UNSUPPORTED, "device 'cuda': no CUDA device (no GPU or no NVIDIA driver here)");
+    return set_error(STF_ERR_UNSUPPORTED, "device 'cuda': no CUDA device usable (%s)", cudaGetErrorString(e));
   }
   // A blocking stream: work the user queued on the legacy default stream
   // is ordered before the library's.

@@ -1,0 +1,48 @@
+#include "read_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "apps_error.h"
+
+#if STF_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+namespace stf_apps {
+
+#if STF_HAVE_ZLIB
+// zlib reads plain files as they are.
+int read_file(const char *path, std::string *out) {
+  gzFile f = gzopen(path, "rb");
+  if (!f) return fail(STF_ERR_ARG, "cannot open '%s': %s", path, std::strerror(errno));
+  char chunk[1 << 16];
+  int n;
+  while ((n = gzread(f, chunk, sizeof chunk)) > 0) out->append(chunk, n);
+  int zerr = Z_OK;
+  const char *msg = n < 0 ? gzerror(f, &zerr) : nullptr;
+  std::string why = msg ? msg : "";
+  gzclose(f);
+  if (n < 0) return fail(STF_ERR_ARG, "cannot read '%s': %s", path, why.c_str());
+  return STF_SUCCESS;
+}
+#else
+int read_file(const char *path, std::string *out) {
+  std::FILE *f = std::fopen(path, "rb");
+  if (!f) return fail(STF_ERR_ARG, "cannot open '%s': %s", path, std::strerror(errno));
+  char chunk[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) out->append(chunk, n);
+  const bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) return fail(STF_ERR_ARG, "cannot read '%s'", path);
+  const unsigned char *bytes = reinterpret_cast<const unsigned char *>(out->data());
+  if (out->size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b)  // gzip's magic number
+    return fail(STF_ERR_UNSUPPORTED, "'%s' is gzip-compressed, and this build has no zlib (reconfigure with zlib "
+                "installed, e.g. zlib1g-dev)", path);
+  return STF_SUCCESS;
+}
+#endif
+
+}  // namespace stf_apps
