@@ -112,10 +112,10 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
         if (c.size < a.nroots || o.size < a.nroots)
           throw nb::value_error("root_count and root_offset need one entry per root");
         nb::object leaf_count = empty_ints(nb::int_(a.leafspan)), leaf_offset = empty_ints(nb::int_(a.leafspan));
-        stf_int nleafdata = 0;
+        stf_int nleafdata = 0, *lc = data_of(leaf_count), *lo = data_of(leaf_offset);
+        stf_sf h = a.handle();
         nb::object datasf = derived(a, [&](stf_sf *out) {
-          return stf_distribute_section(a.handle(), c.data, o.data, data_of(leaf_count), data_of(leaf_offset),
-                                        &nleafdata, out);
+          return stf_distribute_section(h, c.data, o.data, lc, lo, &nleafdata, out);
         });
         return nb::make_tuple(leaf_count, leaf_offset, datasf);
       }, "root_count"_a, "root_offset"_a,
@@ -159,9 +159,8 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
         IntArray g = ints(global, "global");
         MPI_Comm c = to_comm(comm);
         nb::object owners = empty_ints(nb::make_tuple(g.size, 2));
-        run([&] {
-          return stf_layout_find_owners(c, nowned, g.size, g.data, reinterpret_cast<stf_node *>(data_of(owners)));
-        });
+        auto *out = reinterpret_cast<stf_node *>(data_of(owners));
+        run([&] { return stf_layout_find_owners(c, nowned, g.size, g.data, out); });
         return owners;
       }, "comm"_a, "nowned"_a, "global"_a, "(rank, local offset) of each global index, shape (n, 2) (collective).");
 }
