@@ -4,6 +4,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL stfpy_numpy_api
 #include "buffer.h"
 
+#include <nanobind/stl/string.h>
 #include <numpy/arrayobject.h>
 
 #include <climits>
@@ -63,7 +64,10 @@ void init_numpy() {
   }
 }
 
-std::string dtype_text(nb::handle obj) { return nb::cast<std::string>(nb::str(obj.attr("dtype"))); }
+std::string dtype_text(PyArrayObject *a) {
+  nb::object text = nb::steal(PyObject_Str(reinterpret_cast<PyObject *>(PyArray_DESCR(a))));
+  return text.is_valid() ? PyUnicode_AsUTF8(text.ptr()) : "?";
+}
 
 // Entries (first axis) and elements per entry of a C-contiguous shape.
 void set_shape(Buffer *b, const char *what, int ndim, const int64_t *shape) {
@@ -87,7 +91,7 @@ Buffer from_numpy(PyArrayObject *a, const char *what, bool writable) {
   Buffer b;
   if (t >= 0 && t <= NPY_CLONGDOUBLE) b.base = numpy_types[t];
   if (b.base == MPI_DATATYPE_NULL)
-    throw nb::type_error((std::string(what) + ": dtype " + dtype_text(nb::handle((PyObject *)a)) +
+    throw nb::type_error((std::string(what) + ": dtype " + dtype_text(a) +
                           " has no MPI equivalent (use bool, (u)int8..64, float32/64, longdouble or complex)")
                              .c_str());
   int flags = PyArray_FLAGS(a);
@@ -140,9 +144,7 @@ Buffer from_dlpack(nb::handle obj, const char *what, bool writable) {
     if (!nb::try_cast(obj, w)) value_error(what, "expected a writable array (numpy, DLPack or CUDA array interface)");
     a = nb::ndarray<nb::ro>(w);
   } else if (!nb::try_cast(obj, a)) {
-    throw nb::type_error((std::string(what) + ": expected an array (numpy, DLPack or CUDA array interface), got " +
-                          nb::cast<std::string>(nb::str(obj.type())))
-                             .c_str());
+    value_error(what, "the array could not be imported through DLPack or the buffer protocol");
   }
   nb::dlpack::dtype dt = a.dtype();
   char kind = dt.code == uint8_t(nb::dlpack::dtype_code::Int)     ? 'i'
@@ -186,6 +188,10 @@ Buffer get_buffer(nb::handle obj, const char *what, bool writable) {
   PyObject *cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
   if (!cai) {
     PyErr_Clear();
+    if (!PyObject_CheckBuffer(obj.ptr()) && !nb::hasattr(obj, "__dlpack__"))
+      throw nb::type_error((std::string(what) + ": expected an array (numpy, DLPack or CUDA array interface), got " +
+                            nb::cast<std::string>(nb::str(obj.type())))
+                               .c_str());
     return from_dlpack(obj, what, writable);
   }
   nb::object cai_obj = nb::steal(cai);

@@ -145,7 +145,8 @@ void bind_device(nb::module_ &m) {
       .def("__dlpack_device__", [](const DeviceArray &) { return nb::make_tuple(dlpack_device(), 0); })
       .def("__dlpack__", [](nb::handle self, nb::kwargs kwargs) {
         const DeviceArray &a = nb::cast<const DeviceArray &>(self);
-        nb::ndarray<> view(a.ptr(), a.shape.size(), a.shape.data(), self, nullptr, a.dtype, dlpack_device(), 0);
+        nb::ndarray<nb::array_api> view(a.ptr(), a.shape.size(), a.shape.data(), self, nullptr, a.dtype,
+                                        dlpack_device(), 0);
         return nb::cast(view).attr("__dlpack__")(**kwargs);
       }, "DLPack capsule of the data (the array stays alive while a consumer holds it).");
 }
