@@ -102,7 +102,8 @@ void bind_vecscatter(nb::module_ &m) {
         self->comm = nb::borrow(comm);
         self->nowned = nowned;
         self->nghost = nb::cast<stf_int>(g.attr("size"));
-        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, data_of<stf_int>(g), &self->vs); }, true);
+        const stf_int *idx = data_of<stf_int>(g);
+        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, idx, &self->vs); }, true);
       }, "comm"_a, "nowned"_a, "global"_a, "nowned entries owned here; ghost entry i holds global entry global[i].")
       .def_prop_ro("nowned", [](const VecScatter &v) { return v.nowned; })
       .def_prop_ro("nghost", [](const VecScatter &v) { return v.nghost; })
