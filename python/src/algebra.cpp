@@ -62,6 +62,7 @@ nb::object derived(const SF &a, F &&call) {
 template <class F>
 nb::object from_comm_call(nb::handle comm, F &&call) {
   MPI_Comm c = to_comm(comm);
+  keep_comm(c);
   stf_sf out = nullptr;
   run([&] { return call(c, &out); });
   return wrap_sf(out, comm, default_validate());
@@ -158,6 +159,7 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
   m.def("layout_find_owners", [](nb::handle comm, stf_int nowned, nb::handle global) {
         IntArray g = ints(global, "global");
         MPI_Comm c = to_comm(comm);
+        keep_comm(c);
         nb::object owners = empty_ints(nb::make_tuple(g.size, 2));
         auto *out = reinterpret_cast<stf_node *>(data_of(owners));
         run([&] { return stf_layout_find_owners(c, nowned, g.size, g.data, out); });

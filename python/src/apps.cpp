@@ -99,6 +99,7 @@ void bind_vecscatter(nb::module_ &m) {
         new (self) VecScatter;
         nb::object g = contiguous(global, "intc");
         MPI_Comm c = to_comm(comm);
+        keep_comm(c);
         self->comm = nb::borrow(comm);
         self->nowned = nowned;
         self->nghost = nb::cast<stf_int>(g.attr("size"));
@@ -163,6 +164,7 @@ void grid_init(Grid *self, nb::handle comm, nb::handle n, nb::handle procs, nb::
                const std::string &stencil, int width, int dof) {
   new (self) Grid;
   MPI_Comm c = to_comm(comm);
+  keep_comm(c);
   self->comm = nb::borrow(comm);
   stf_grid_desc &d = self->desc;
   std::vector<int64_t> sizes = nb::cast<std::vector<int64_t>>(n);
@@ -258,6 +260,7 @@ stf_partition partition_of(const std::string &how) {
 void csr_init(CSR *self, nb::handle comm, nb::handle matrix, const std::string &partition) {
   new (self) CSR;
   MPI_Comm c = to_comm(comm);
+  keep_comm(c);
   self->comm = nb::borrow(comm);
   if (!nb::hasattr(matrix, "tocoo")) throw nb::type_error("matrix: expected a scipy.sparse matrix (or array)");
   nb::object coo = matrix.attr("tocoo")();

@@ -50,6 +50,32 @@ bool validate_in(const char *options, bool current) {
 
 bool default_validate() { return validate_default; }
 
+// Python drops an object when its last reference goes, which the cyclic
+// garbage collector makes happen at different points on different ranks. The
+// library frees a communicator's shared duplicate with its last SF and
+// duplicates it again for the next one: collective steps that would then not
+// match across ranks. One SF without a graph, kept on each communicator from
+// its first Python object on (cached as an attribute, so a communicator
+// freed and made again gets a new one), keeps the duplicate alive: dropping
+// SFs then does no collective work (except MPI_Win_free for the window
+// transport: destroy those explicitly).
+void keep_comm(MPI_Comm comm) {
+  static int keyval = MPI_KEYVAL_INVALID;
+  if (keyval == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, nullptr) != MPI_SUCCESS)
+    fail(STF_ERR_MPI, "MPI_Comm_create_keyval failed");
+  void *value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, keyval, &value, &found);
+  if (found) return;
+  stf_sf keeper = nullptr;
+  {
+    nb::gil_scoped_release unlocked;
+    check(stf_create(comm, &keeper));
+  }
+  MPI_Comm_set_attr(comm, keyval, keeper);
+}
+
 SF::~SF() {
   if (multi) multi->sf = nullptr, multi->multi_of = nullptr;
   if (multi_of) multi_of->multi = nullptr;
@@ -206,6 +232,7 @@ void bind_sf(nb::module_ &m) {
   nb::class_<SF> cls(m, "SF", "A star forest on an mpi4py communicator (see the starforest package docs).");
   cls.def("__init__", [](SF *self, nb::handle comm) {
         MPI_Comm c = to_comm(comm);
+        keep_comm(c);
         new (self) SF;
         self->comm = nb::borrow(comm);
         self->agree = validate_default;

@@ -51,6 +51,10 @@ struct SF {
 // A Python SF for handle h (owned: destroyed with the object), on comm,
 // inheriting agree.
 nb::object wrap_sf(stf_sf h, nb::handle comm, bool agree, bool owned = true, nb::handle owner = nb::handle());
+// Keep comm's shared duplicate alive for the life of comm (see sf.cpp): call
+// before creating anything on a communicator from Python. Collective the
+// first time for a communicator.
+void keep_comm(MPI_Comm comm);
 // -stf_validate as set for new SFs (environment, then starforest.set_options).
 bool default_validate();
 // The value of -stf_validate in an options string already accepted by the
