@@ -4,7 +4,7 @@
 # build). Does nothing when everything is already there.
 set -euo pipefail
 
-packages=(cmake make g++ openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev "$@")
+packages=(cmake make g++ gfortran openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

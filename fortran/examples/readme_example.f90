@@ -6,13 +6,13 @@ program readme_example
   implicit none
   type(stf_sf) :: sf
   type(stf_node), allocatable :: remote(:)
-  integer :: rank, size, next, nroots, nleaves, i, ierr, wrong
+  integer :: rank, nranks, next, nroots, nleaves, i, ierr, wrong
   integer, allocatable :: roots(:), leaves(:)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
-  call MPI_Comm_size(MPI_COMM_WORLD, size)
-  next = mod(rank + 1, size)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+  next = mod(rank + 1, nranks)
   nroots = 1 + mod(rank, 2)
   nleaves = 1 + mod(next, 2)  ! the next rank's root count
   remote = [(stf_node(next, i), i = 0, nleaves - 1)]

@@ -6,11 +6,11 @@ program test_fortran
   use mpi_f08
   use starforest
   implicit none
-  integer :: rank, size, ierr, failures
+  integer :: rank, nranks, ierr, failures
   failures = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
-  call MPI_Comm_size(MPI_COMM_WORLD, size)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
 
   call ring()
   call halo()
@@ -18,7 +18,7 @@ program test_fortran
   call errors()
 
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) print '("test_fortran: ", i0, " failure(s) on ", i0, " ranks")', failures, size
+  if (rank == 0) print '("test_fortran: ", i0, " failure(s) on ", i0, " ranks")', failures, nranks
   call MPI_Finalize()
   if (failures /= 0) error stop 1
 
@@ -39,7 +39,7 @@ contains
     integer :: i, next
     real(8) :: roots(3), leaves(3)
     integer(8) :: iroots(3), ileaves(3)
-    next = mod(rank + 1, size)
+    next = mod(rank + 1, nranks)
     call stf_create(MPI_COMM_WORLD, sf, ierr)
     call stf_set_graph(sf, 3, [(stf_node(next, 2 - i), i = 0, 2)], ierr)
     call expect(ierr == STF_SUCCESS, "ring set_graph")
@@ -66,8 +66,8 @@ contains
     real(8), asynchronous :: owned(n), u(0:n + 1)
     real(8) :: back(n), expected(n)
     integer :: left, right, i
-    left = mod(rank - 1 + size, size)
-    right = mod(rank + 1, size)
+    left = mod(rank - 1 + nranks, nranks)
+    right = mod(rank + 1, nranks)
     call stf_create(MPI_COMM_WORLD, sf, ierr)
     call stf_set_graph(sf, n, [stf_node(left, n - 1), stf_node(right, 0)], ierr, ilocal=[0_c_int, int(n + 1, c_int)])
     owned = [(dble(rank * n + i), i = 1, n)]
@@ -101,23 +101,23 @@ contains
     call stf_set_graph(sf, nroots, [stf_node(0, 0)], ierr)
     call stf_compute_degree(sf, degree, ierr)
     call expect(ierr == STF_SUCCESS .and. size(degree) == nroots, "degree size")
-    if (rank == 0) call expect(degree(1) == size, "degree of the shared root")
+    if (rank == 0) call expect(degree(1) == nranks, "degree of the shared root")
     root = 1000
     leaf = rank + 1
     call stf_fetch_and_op(sf, MPI_INTEGER, root, leaf, update, MPI_SUM, ierr)
     ! contributions in rank order: rank r sees 1000 + 1 + 2 + ... + r
     call expect(ierr == STF_SUCCESS .and. update(1) == 1000 + rank * (rank + 1) / 2, "fetch_and_op")
-    if (rank == 0) call expect(root(1) == 1000 + size * (size + 1) / 2, "fetch_and_op root")
-    allocate(multi(merge(size, 0, rank == 0)))
+    if (rank == 0) call expect(root(1) == 1000 + nranks * (nranks + 1) / 2, "fetch_and_op root")
+    allocate(multi(merge(nranks, 0, rank == 0)))
     call stf_gather(sf, MPI_INTEGER, leaf, multi, ierr)
-    if (rank == 0) call expect(ierr == STF_SUCCESS .and. all(multi == [(i, i = 1, size)]), "gather")
+    if (rank == 0) call expect(ierr == STF_SUCCESS .and. all(multi == [(i, i = 1, nranks)]), "gather")
     call stf_destroy(sf, ierr)
   end subroutine
 
   subroutine errors()
     type(stf_sf) :: sf
     call stf_create(MPI_COMM_WORLD, sf, ierr)
-    call stf_set_graph(sf, 1, [stf_node(size, 0)], ierr)
+    call stf_set_graph(sf, 1, [stf_node(nranks, 0)], ierr)
     call expect(ierr == STF_ERR_RANK .and. stf_error_name(ierr) == "STF_ERR_RANK" .and. &
                 index(stf_last_error_message(), "outside the communicator") > 0, "bad rank gives STF_ERR_RANK")
     call stf_set_options("-stf_no_such_option 1", ierr)
