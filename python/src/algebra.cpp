@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "arrays.h"
 #include "sf.h"
 
 namespace stfpy {
@@ -13,43 +14,7 @@ using namespace nb::literals;
 
 namespace {
 
-template <class F>
-void run(F &&call) {
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = call();
-  }
-  check(rc);
-}
-
-nb::object numpy() {
-  static nb::object np = nb::module_::import_("numpy");
-  return np;
-}
-
-// A C-contiguous 1-D array of C ints (copied when obj is not one already).
-struct IntArray {
-  nb::object array;
-  stf_int size = 0;
-  const stf_int *data = nullptr;
-};
-
-IntArray ints(nb::handle obj, const char *what) {
-  IntArray a;
-  a.array = numpy().attr("ascontiguousarray")(obj, "dtype"_a = numpy().attr("intc"));
-  if (nb::cast<int>(a.array.attr("ndim")) != 1)
-    throw nb::value_error((std::string(what) + ": expected a 1-D array of integers").c_str());
-  a.size = nb::cast<stf_int>(a.array.attr("size"));
-  a.data = reinterpret_cast<const stf_int *>(nb::cast<uintptr_t>(a.array.attr("ctypes").attr("data")));
-  return a;
-}
-
-nb::object empty_ints(nb::object shape) { return numpy().attr("zeros")(shape, "dtype"_a = numpy().attr("intc")); }
-
-stf_int *data_of(nb::handle array) {
-  return reinterpret_cast<stf_int *>(nb::cast<uintptr_t>(array.attr("ctypes").attr("data")));
-}
+nb::object empty_ints(nb::object shape) { return numpy().attr("zeros")(shape, "dtype"_a = "intc"); }
 
 // A new SF made by call(&out) from SF a: same communicator and validation.
 template <class F>
@@ -113,7 +78,7 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
         if (c.size < a.nroots || o.size < a.nroots)
           throw nb::value_error("root_count and root_offset need one entry per root");
         nb::object leaf_count = empty_ints(nb::int_(a.leafspan)), leaf_offset = empty_ints(nb::int_(a.leafspan));
-        stf_int nleafdata = 0, *lc = data_of(leaf_count), *lo = data_of(leaf_offset);
+        stf_int nleafdata = 0, *lc = data_of<stf_int>(leaf_count), *lo = data_of<stf_int>(leaf_offset);
         stf_sf h = a.handle();
         nb::object datasf = derived(a, [&](stf_sf *out) {
           return stf_distribute_section(h, c.data, o.data, lc, lo, &nleafdata, out);
@@ -161,7 +126,7 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
         MPI_Comm c = to_comm(comm);
         keep_comm(c);
         nb::object owners = empty_ints(nb::make_tuple(g.size, 2));
-        auto *out = reinterpret_cast<stf_node *>(data_of(owners));
+        auto *out = reinterpret_cast<stf_node *>(data_of<stf_int>(owners));
         run([&] { return stf_layout_find_owners(c, nowned, g.size, g.data, out); });
         return owners;
       }, "comm"_a, "nowned"_a, "global"_a, "(rank, local offset) of each global index, shape (n, 2) (collective).");

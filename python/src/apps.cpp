@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "arrays.h"
 #include "request.h"
 #include "sf.h"
 #include "stf_apps.h"
@@ -13,20 +14,6 @@ namespace stfpy {
 using namespace nb::literals;
 
 namespace {
-
-nb::object numpy() {
-  static nb::object np = nb::module_::import_("numpy");
-  return np;
-}
-
-nb::object contiguous(nb::handle obj, const char *dtype) {
-  return numpy().attr("ascontiguousarray")(obj, "dtype"_a = dtype);
-}
-
-template <class T>
-T *data_of(nb::handle array) {
-  return reinterpret_cast<T *>(nb::cast<uintptr_t>(array.attr("ctypes").attr("data")));
-}
 
 // A float64 array of this rank's vector entries (at least n), as a buffer.
 Buffer doubles(nb::handle obj, const char *what, int64_t n, bool writable) {
@@ -46,9 +33,7 @@ struct VecScatter {
   stf_int nowned = 0, nghost = 0;
   nb::object comm;
   ~VecScatter() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (vs && !finalized) stf_vecscatter_destroy(&vs);
+    if (vs && !mpi_finalized()) stf_vecscatter_destroy(&vs);
   }
 };
 
@@ -136,9 +121,7 @@ struct Grid {
   int64_t owned_start[3], owned_size[3], ghost_start[3], ghost_size[3];
   nb::object comm;
   ~Grid() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (grid && !finalized) stf_grid_destroy(&grid);
+    if (grid && !mpi_finalized()) stf_grid_destroy(&grid);
   }
   // numpy shape of a box: (z,) y, x, (dof): x fastest, dof innermost.
   nb::tuple shape(const int64_t size[3]) const {
@@ -245,9 +228,7 @@ struct CSR {
   stf_int nlocal = 0, nghost = 0;
   nb::object comm;
   ~CSR() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (A && !finalized) stf_csr_destroy(&A);
+    if (A && !mpi_finalized()) stf_csr_destroy(&A);
   }
 };
 

@@ -26,6 +26,20 @@ void check(int rc);
 void check_apps(int rc);
 [[noreturn]] void fail(int code, const std::string &message);
 
+// Run call() (a library call returning stf_error) without the GIL; raise on error.
+template <class F>
+void run(F &&call, bool apps = false) {
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = call();
+  }
+  apps ? check_apps(rc) : check(rc);
+}
+
+// True after MPI_Finalize: destructors then leave the library alone.
+bool mpi_finalized();
+
 // MPI handles inside mpi4py objects (through mpi4py's C API). to_op also
 // takes an op's name ("sum", "replace", ...); None gives fallback.
 MPI_Comm to_comm(nb::handle comm);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "arrays.h"
 #include "buffer.h"
 
 namespace stfpy {
@@ -69,10 +70,9 @@ nb::dlpack::dtype dlpack_dtype(nb::handle np_dtype) {
 }
 
 nb::object make_device_array(nb::handle shape, nb::handle dtype) {
-  nb::object np = nb::module_::import_("numpy");
   auto *a = new DeviceArray;
   nb::object owner = nb::cast(a, nb::rv_policy::take_ownership);
-  a->np_dtype = np.attr("dtype")(dtype);
+  a->np_dtype = numpy().attr("dtype")(dtype);
   a->dtype = dlpack_dtype(a->np_dtype);
   a->itemsize = nb::cast<size_t>(a->np_dtype.attr("itemsize"));
   if (PyLong_Check(shape.ptr())) a->shape = {nb::cast<size_t>(shape)};
@@ -114,15 +114,13 @@ void bind_device(nb::module_ &m) {
                           "C-contiguous memory of the active device (stf_device_malloc), exported via DLPack.")
       .def_static("empty", &make_device_array, "shape"_a, "dtype"_a = "float64")
       .def_static("from_numpy", [](nb::handle host) {
-        nb::object np = nb::module_::import_("numpy");
         nb::object a = make_device_array(host.attr("shape"), host.attr("dtype"));
         auto [src, bytes] = host_bytes(host, false);
         check(stf_device_memcpy(nb::cast<DeviceArray &>(a).ptr(), src, bytes));
         return a;
       }, "host"_a, "A device copy of a C-contiguous host array.")
       .def("to_numpy", [](const DeviceArray &a) {
-        nb::object np = nb::module_::import_("numpy");
-        nb::object out = np.attr("empty")(nb::cast(a.shape), "dtype"_a = a.np_dtype);
+        nb::object out = numpy().attr("empty")(nb::cast(a.shape), "dtype"_a = a.np_dtype);
         auto [dst, bytes] = host_bytes(out, true);
         {
           nb::gil_scoped_release unlocked;

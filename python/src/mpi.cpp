@@ -53,6 +53,12 @@ MPI_Op to_op(nb::handle op, MPI_Op fallback) {
   throw nb::type_error("op must be an mpi4py MPI.Op or an op name such as 'sum'");
 }
 
+bool mpi_finalized() {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done != 0;
+}
+
 void bind_mpi(nb::module_ &) {
   if (import_mpi4py() < 0) throw nb::python_error();
 }

@@ -2,6 +2,7 @@
 // (begin returns a Request, end completes it). The arrays are checked
 // against the graph before the library sees them; the GIL is released while
 // the library runs.
+#include "arrays.h"
 #include "request.h"
 #include "sf.h"
 
@@ -162,8 +163,7 @@ void bind_sf_ops(nb::module_ &m, nb::class_<SF> &cls) {
         need_graph(s);
         const stf_int *deg = nullptr;
         run([&] { return stf_compute_degree(s.sf, &deg); });
-        nb::object np = nb::module_::import_("numpy");
-        return np.attr("array")(nb::ndarray<nb::numpy, const stf_int>(deg, {size_t(s.nroots)}), "copy"_a = true);
+        return numpy().attr("array")(nb::ndarray<nb::numpy, const stf_int>(deg, {size_t(s.nroots)}), "copy"_a = true);
       }, "Number of leaves of each root (collective; a copy).")
       .def("multi_sf", [](nb::handle self) {
         SF &s = nb::cast<SF &>(self);

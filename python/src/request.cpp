@@ -12,9 +12,7 @@ void Request::end() {
 
 // Dropped without end: ended here (errors cannot be raised from a destructor).
 Request::~Request() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (req && !finalized) {
+  if (req && !mpi_finalized()) {
     nb::gil_scoped_release unlocked;
     end_fn(handle, &req);
   }

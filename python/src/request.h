@@ -26,17 +26,6 @@ struct Request {
   void end();
 };
 
-// Run call() (a library call returning stf_error) without the GIL; raise on error.
-template <class F>
-void run(F &&call, bool apps = false) {
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = call();
-  }
-  apps ? check_apps(rc) : check(rc);
-}
-
 // Start an operation with start(&req) and return its Request, which takes
 // the buffers (in the order of arrays) and keeps owner and arrays alive.
 template <class Start>

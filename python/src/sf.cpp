@@ -1,6 +1,8 @@
 // starforest.SF: creation, graph, set-up, options, view, statistics.
 #include "sf.h"
 
+#include "arrays.h"
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
@@ -15,21 +17,6 @@ using namespace nb::literals;
 namespace {
 bool validate_default = validate_in(nullptr, false);
 
-bool mpi_finalized() {
-  int done = 0;
-  MPI_Finalized(&done);
-  return done != 0;
-}
-
-nb::object numpy() {
-  static nb::object np = nb::module_::import_("numpy");
-  return np;
-}
-
-// obj as a C-contiguous numpy array of C ints (a copy only when needed).
-nb::object int_array(nb::handle obj) {
-  return numpy().attr("ascontiguousarray")(obj, "dtype"_a = numpy().attr("intc"));
-}
 }  // namespace
 
 bool validate_in(const char *options, bool current) {
@@ -139,7 +126,7 @@ nb::object wrap_sf(stf_sf h, nb::handle comm, bool agree, bool owned, nb::handle
 namespace {
 
 void set_graph(SF &s, stf_int nroots, nb::handle iremote, nb::handle ilocal) {
-  nb::object remote = int_array(iremote);
+  nb::object remote = contiguous(iremote, "intc");
   size_t n = nb::cast<size_t>(remote.attr("size"));
   if (n == 0) remote = remote.attr("reshape")(0, 2);
   nb::tuple shape = nb::cast<nb::tuple>(remote.attr("shape"));
@@ -149,12 +136,12 @@ void set_graph(SF &s, stf_int nroots, nb::handle iremote, nb::handle ilocal) {
   nb::object local;
   const stf_int *local_ptr = nullptr;
   if (!ilocal.is_none()) {
-    local = int_array(ilocal);
+    local = contiguous(ilocal, "intc");
     if (nb::cast<size_t>(local.attr("ndim")) != 1 || nb::cast<stf_int>(local.attr("size")) != nleaves)
       throw nb::value_error("ilocal: expected one leaf slot per entry of iremote (a 1-D array of nleaves ints)");
-    local_ptr = reinterpret_cast<const stf_int *>(nb::cast<uintptr_t>(local.attr("ctypes").attr("data")));
+    local_ptr = data_of<const stf_int>(local);
   }
-  auto remote_ptr = reinterpret_cast<const stf_node *>(nb::cast<uintptr_t>(remote.attr("ctypes").attr("data")));
+  auto remote_ptr = data_of<const stf_node>(remote);
   check(stf_set_graph(s.handle(), nroots, nleaves, local_ptr, STF_COPY_VALUES, remote_ptr, STF_COPY_VALUES));
   s.refresh();
 }
@@ -164,13 +151,13 @@ nb::object get_graph(const SF &s) {
   const stf_int *ilocal = nullptr;
   const stf_node *iremote = nullptr;
   check(stf_get_graph(s.handle(), &nroots, &nleaves, &ilocal, &iremote));
-  nb::object remote = numpy().attr("empty")(nb::make_tuple(nleaves, 2), "dtype"_a = numpy().attr("intc"));
-  std::memcpy(reinterpret_cast<void *>(nb::cast<uintptr_t>(remote.attr("ctypes").attr("data"))), iremote,
+  nb::object remote = numpy().attr("empty")(nb::make_tuple(nleaves, 2), "dtype"_a = "intc");
+  std::memcpy(data_of<void>(remote), iremote,
               sizeof(stf_node) * nleaves);
   nb::object local = nb::none();
   if (ilocal) {
-    local = numpy().attr("empty")(nleaves, "dtype"_a = numpy().attr("intc"));
-    std::memcpy(reinterpret_cast<void *>(nb::cast<uintptr_t>(local.attr("ctypes").attr("data"))), ilocal,
+    local = numpy().attr("empty")(nleaves, "dtype"_a = "intc");
+    std::memcpy(data_of<void>(local), ilocal,
                 sizeof(stf_int) * nleaves);
   }
   return nb::make_tuple(nroots, remote, local);
@@ -205,16 +192,6 @@ nb::dict stats(const SF &s) {
   STFPY_STAT(mpi_buffers_checked) STFPY_STAT(device_buffers_to_mpi)
 #undef STFPY_STAT
   return d;
-}
-
-template <class F>
-void collective(F &&call) {
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = call();
-  }
-  check(rc);
 }
 
 }  // namespace
@@ -258,14 +235,14 @@ void bind_sf(nb::module_ &m) {
         check(stf_get_leaf_range(s.handle(), &lo, &hi));
         return nb::make_tuple(lo, hi);
       }, "(minleaf, maxleaf); (0, -1) without leaves. Leaf arrays need maxleaf + 1 entries.")
-      .def("setup", [](SF &s) { collective([&] { return stf_setup(s.handle()); }); }, "Build the plan (collective).")
+      .def("setup", [](SF &s) { run([&] { return stf_setup(s.handle()); }); }, "Build the plan (collective).")
       .def("reset", [](SF &s) {
-        collective([&] { return stf_reset(s.handle()); });
+        run([&] { return stf_reset(s.handle()); });
         s.refresh();
       }, "Drop graph and plan, keep options (collective).")
       .def("duplicate", [](SF &s, bool graph) {
         stf_sf out = nullptr;
-        collective([&] { return stf_duplicate(s.handle(), graph ? STF_DUPLICATE_GRAPH : STF_DUPLICATE_CONFIG, &out); });
+        run([&] { return stf_duplicate(s.handle(), graph ? STF_DUPLICATE_GRAPH : STF_DUPLICATE_CONFIG, &out); });
         return wrap_sf(out, s.comm, s.agree);
       }, "graph"_a = true, "A new SF with the options (and the graph) of this one (collective).")
       .def("view", &view, "The description of every rank's graph and plan (collective): the text on rank 0, '' elsewhere.")
