@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 MPIENV = . scripts/mpienv.sh
 
-.PHONY: all deps build test test-cluster test-sanitize test-device-tsan test-mpich demo bench-petsc clean
+.PHONY: all deps build test test-python test-fortran test-cluster test-sanitize test-device-tsan test-mpich demo bench-petsc clean
 
 all: build
 
@@ -27,6 +27,19 @@ test: build
 # the tests report themselves skipped).
 test-cluster: build
 	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L cluster
+
+# The Python package (python/): built by pip into the build tree's virtual
+# environment ($(BUILD)/pyenv, made by scripts/python-env), then its pytest
+# suite under mpiexec on 1, 2 and 4 ranks and the examples (scripts/test-python).
+test-python: deps
+	STF_BUILD=$(BUILD) scripts/test-python
+
+# The Fortran module's tests (also part of `make test`), with the module
+# required, so that a machine without gfortran fails here instead of skipping.
+test-fortran: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DSTF_FORTRAN=ON
+	cmake --build $(BUILD) -j $(JOBS) --target fortran_test_fortran fortran_readme_example
+	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -L fortran
 
 # The MPI suite under AddressSanitizer + UndefinedBehaviorSanitizer (1, 2 and 4
 # ranks; the 20,000-SF test on 2 only: slow under ASan).

@@ -2,11 +2,17 @@
 # Install what starforest needs to build and test, on Debian/Ubuntu.
 # Does nothing when everything is already there. --mpich adds MPICH (Hydra),
 # which installs beside Open MPI (mpicc.mpich, mpiexec.mpich), for a second
-# build directory and the cluster runs with `scripts/cluster run --mpi mpich`.
+# build directory and the cluster runs with `scripts/cluster run --mpi mpich`;
+# other arguments are more Debian packages (scripts/python-env's).
 set -euo pipefail
 
-packages=(cmake make g++ openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev)
-[ "${1:-}" = --mpich ] && packages+=(mpich libmpich-dev)
+packages=(cmake make g++ gfortran openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev)
+for a in "$@"; do
+  case "$a" in
+    --mpich) packages+=(mpich libmpich-dev) ;;
+    *) packages+=("$a") ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

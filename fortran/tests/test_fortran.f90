@@ -1,0 +1,132 @@
+! The Fortran module against expected values: a ring bcast, a 1D periodic
+! halo exchange (split phase) with its reduce (the transpose), fetch-and-op,
+! gather and the degree, Fortran and C datatypes, and error codes.
+program test_fortran
+  use, intrinsic :: iso_c_binding, only: c_int
+  use mpi_f08
+  use starforest
+  implicit none
+  integer :: rank, nranks, ierr, failures
+  failures = 0
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks)
+
+  call ring()
+  call halo()
+  call fetch_gather_degree()
+  call errors()
+
+  call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (rank == 0) print '("test_fortran: ", i0, " failure(s) on ", i0, " ranks")', failures, nranks
+  call MPI_Finalize()
+  if (failures /= 0) error stop 1
+
+contains
+
+  subroutine expect(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      failures = failures + 1
+      print '("rank ", i0, ": FAILED ", a, " (", a, ")")', rank, what, stf_last_error_message()
+    end if
+  end subroutine
+
+  ! Each rank's 3 leaves read the 3 roots of the next rank, reversed; real(8) and integer(8) data.
+  subroutine ring()
+    type(stf_sf) :: sf
+    integer :: i, next
+    real(8) :: roots(3), leaves(3)
+    integer(8) :: iroots(3), ileaves(3)
+    next = mod(rank + 1, nranks)
+    call stf_create(MPI_COMM_WORLD, sf, ierr)
+    call stf_set_graph(sf, 3, [(stf_node(next, 2 - i), i = 0, 2)], ierr)
+    call expect(ierr == STF_SUCCESS, "ring set_graph")
+    roots = [(100.0d0 * rank + i, i = 1, 3)]
+    leaves = -1
+    call stf_bcast(sf, MPI_DOUBLE_PRECISION, roots, leaves, MPI_REPLACE, ierr)
+    call expect(ierr == STF_SUCCESS .and. all(leaves == [(100.0d0 * next + i, i = 3, 1, -1)]), "ring bcast real(8)")
+    iroots = [(1000_8 * rank + i, i = 1, 3)]
+    ileaves = 5
+    call stf_bcast(sf, MPI_INTEGER8, iroots, ileaves, MPI_SUM, ierr)  ! a Fortran type with a sum
+    call expect(ierr == STF_SUCCESS .and. all(ileaves == [(5 + 1000_8 * next + i, i = 3, 1, -1)]), &
+                "ring bcast integer(8) sum")
+    call stf_destroy(sf, ierr)
+    call expect(ierr == STF_SUCCESS, "ring destroy")
+  end subroutine
+
+  ! n cells per rank on a periodic line, one ghost on each side: u(0) and
+  ! u(n+1) mirror the neighbours' boundary cells (leaf slots 0 and n+1 of
+  ! the ghosted array u(0:n+1)).
+  subroutine halo()
+    integer, parameter :: n = 5
+    type(stf_sf) :: sf
+    type(stf_request) :: req
+    real(8), asynchronous :: owned(n), u(0:n + 1)
+    real(8) :: back(n), expected(n)
+    integer :: left, right, i
+    left = mod(rank - 1 + nranks, nranks)
+    right = mod(rank + 1, nranks)
+    call stf_create(MPI_COMM_WORLD, sf, ierr)
+    call stf_set_graph(sf, n, [stf_node(left, n - 1), stf_node(right, 0)], ierr, ilocal=[0_c_int, int(n + 1, c_int)])
+    owned = [(dble(rank * n + i), i = 1, n)]
+    u = 0
+    u(1:n) = owned
+    call stf_bcast_begin(sf, MPI_DOUBLE_PRECISION, owned, u, MPI_REPLACE, req, ierr)
+    call expect(ierr == STF_SUCCESS, "halo bcast_begin")
+    call stf_bcast_end(sf, req, ierr)
+    call expect(ierr == STF_SUCCESS .and. u(0) == dble(left * n + n) .and. u(n + 1) == dble(right * n + 1) &
+                .and. all(u(1:n) == owned), "halo exchange")
+    ! The transpose: ghost values summed back into the cells they mirror.
+    back = 0
+    call stf_reduce_begin(sf, MPI_DOUBLE_PRECISION, u, back, MPI_SUM, req, ierr)
+    call stf_reduce_end(sf, req, ierr)
+    expected = 0
+    expected(1) = expected(1) + dble(rank * n + 1)  ! read by the left neighbour's right ghost
+    expected(n) = expected(n) + dble(rank * n + n)  ! read by the right neighbour's left ghost
+    call expect(ierr == STF_SUCCESS .and. all(back == expected), "halo reduce (sum)")
+    call stf_destroy(sf, ierr)
+  end subroutine
+
+  ! Every rank's leaf points at root 0 of rank 0.
+  subroutine fetch_gather_degree()
+    type(stf_sf) :: sf
+    integer :: nroots, i
+    integer, allocatable :: degree(:)
+    integer(c_int) :: root(1), leaf(1), update(1)
+    integer(c_int), allocatable :: multi(:)
+    nroots = merge(1, 0, rank == 0)
+    call stf_create(MPI_COMM_WORLD, sf, ierr)
+    call stf_set_graph(sf, nroots, [stf_node(0, 0)], ierr)
+    call stf_compute_degree(sf, degree, ierr)
+    call expect(ierr == STF_SUCCESS .and. size(degree) == nroots, "degree size")
+    if (rank == 0) call expect(degree(1) == nranks, "degree of the shared root")
+    root = 1000
+    leaf = rank + 1
+    call stf_fetch_and_op(sf, MPI_INTEGER, root, leaf, update, MPI_SUM, ierr)
+    ! contributions in rank order: rank r sees 1000 + 1 + 2 + ... + r
+    call expect(ierr == STF_SUCCESS .and. update(1) == 1000 + rank * (rank + 1) / 2, "fetch_and_op")
+    if (rank == 0) call expect(root(1) == 1000 + nranks * (nranks + 1) / 2, "fetch_and_op root")
+    allocate(multi(merge(nranks, 0, rank == 0)))
+    call stf_gather(sf, MPI_INTEGER, leaf, multi, ierr)
+    if (rank == 0) call expect(ierr == STF_SUCCESS .and. all(multi == [(i, i = 1, nranks)]), "gather")
+    call stf_destroy(sf, ierr)
+  end subroutine
+
+  subroutine errors()
+    type(stf_sf) :: sf
+    call stf_create(MPI_COMM_WORLD, sf, ierr)
+    call stf_set_graph(sf, 1, [stf_node(nranks, 0)], ierr)
+    call expect(ierr == STF_ERR_RANK .and. stf_error_name(ierr) == "STF_ERR_RANK" .and. &
+                index(stf_last_error_message(), "outside the communicator") > 0, "bad rank gives STF_ERR_RANK")
+    call stf_set_options("-stf_no_such_option 1", ierr)
+    call expect(ierr == STF_ERR_OPTION, "unknown option gives STF_ERR_OPTION")
+    call stf_set_type(sf, "basic", ierr)
+    call expect(ierr == STF_SUCCESS, "set_type basic")
+    call stf_destroy(sf, ierr)
+    call stf_create(MPI_COMM_NULL, sf, ierr)
+    call expect(ierr == STF_ERR_ARG, "MPI_COMM_NULL gives STF_ERR_ARG")
+  end subroutine
+
+end program

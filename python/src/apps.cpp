@@ -1,0 +1,343 @@
+// The apps library from Python: vector scatter, structured grids, the
+// distributed CSR matrix (from scipy.sparse) with SpMV and CG, Matrix Market.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "arrays.h"
+#include "request.h"
+#include "sf.h"
+#include "stf_apps.h"
+
+namespace stfpy {
+using namespace nb::literals;
+
+namespace {
+
+// A float64 array of this rank's vector entries (at least n), as a buffer.
+Buffer doubles(nb::handle obj, const char *what, int64_t n, bool writable) {
+  Buffer b = get_buffer(obj, what, writable);
+  if (b.base != MPI_DOUBLE) throw nb::type_error((std::string(what) + ": expected float64 values").c_str());
+  if (b.units * b.block < n)
+    throw nb::value_error((std::string(what) + ": " + std::to_string(b.units * b.block) + " values, need " +
+                           std::to_string(n))
+                              .c_str());
+  return b;
+}
+
+// ---- vector scatter ----
+
+struct VecScatter {
+  stf_vecscatter vs = nullptr;
+  stf_int nowned = 0, nghost = 0;
+  nb::object comm;
+  ~VecScatter() {
+    if (vs && !mpi_finalized()) stf_vecscatter_destroy(&vs);
+  }
+};
+
+stf_insert_mode mode_of(const std::string &mode) {
+  if (mode == "insert") return STF_INSERT_VALUES;
+  if (mode == "add") return STF_ADD_VALUES;
+  throw nb::value_error("mode must be 'insert' or 'add'");
+}
+
+struct ScatterArgs {
+  Buffer buf[2];
+  MPI_Datatype unit;
+  stf_insert_mode mode;
+};
+
+// forward: owned -> ghost; reverse: ghost -> owned.
+ScatterArgs scatter_args(const VecScatter &v, nb::handle owned, nb::handle ghost, const std::string &mode,
+                         bool forward) {
+  ScatterArgs a;
+  a.buf[0] = get_buffer(owned, "owned", !forward);
+  a.buf[1] = get_buffer(ghost, "ghost", forward);
+  a.unit = common_unit(a.buf[0], "owned", a.buf[1], "ghost");
+  check_length(a.buf[0], "owned", v.nowned, "owned entries");
+  check_length(a.buf[1], "ghost", v.nghost, "ghost entries");
+  a.mode = mode_of(mode);
+  return a;
+}
+
+int forward_end(void *vs, stf_request *r) { return stf_vecscatter_forward_end(static_cast<stf_vecscatter>(vs), r); }
+int reverse_end(void *vs, stf_request *r) { return stf_vecscatter_reverse_end(static_cast<stf_vecscatter>(vs), r); }
+
+nb::object scatter_begin(nb::handle self, nb::handle owned, nb::handle ghost, const std::string &mode, bool forward) {
+  VecScatter &v = nb::cast<VecScatter &>(self);
+  ScatterArgs a = scatter_args(v, owned, ghost, mode, forward);
+  return begin_request(self, v.vs, forward ? forward_end : reverse_end, true, a.buf, {owned, ghost},
+                       [&](stf_request *r) {
+                         return forward ? stf_vecscatter_forward_begin(v.vs, a.unit, a.buf[0].data, a.buf[1].data,
+                                                                       a.mode, r)
+                                        : stf_vecscatter_reverse_begin(v.vs, a.unit, a.buf[1].data, a.buf[0].data,
+                                                                       a.mode, r);
+                       });
+}
+
+void bind_vecscatter(nb::module_ &m) {
+  nb::class_<VecScatter>(m, "VecScatter",
+                         "Ghost entries of a distributed vector with contiguous ownership (rank 0 first).")
+      .def("__init__", [](VecScatter *self, nb::handle comm, stf_int nowned, nb::handle global) {
+        new (self) VecScatter;
+        nb::object g = contiguous(global, "intc");
+        MPI_Comm c = to_comm(comm);
+        keep_comm(c);
+        self->comm = nb::borrow(comm);
+        self->nowned = nowned;
+        self->nghost = nb::cast<stf_int>(g.attr("size"));
+        const stf_int *idx = data_of<stf_int>(g);
+        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, idx, &self->vs); }, true);
+      }, "comm"_a, "nowned"_a, "global"_a, "nowned entries owned here; ghost entry i holds global entry global[i].")
+      .def_prop_ro("nowned", [](const VecScatter &v) { return v.nowned; })
+      .def_prop_ro("nghost", [](const VecScatter &v) { return v.nghost; })
+      .def_prop_ro("sf", [](nb::handle self) {
+        VecScatter &v = nb::cast<VecScatter &>(self);
+        stf_sf sf = nullptr;
+        check_apps(stf_vecscatter_get_sf(v.vs, &sf));
+        return wrap_sf(sf, v.comm, default_validate(), false, self);
+      }, "The SF underneath (owned by the scatter).")
+      .def("forward_begin", [](nb::handle self, nb::handle owned, nb::handle ghost, const std::string &mode) {
+        return scatter_begin(self, owned, ghost, mode, true);
+      }, "owned"_a, "ghost"_a, "mode"_a = "insert", "ghost[i] = (or +=) the owned value of global[i]: a Request.")
+      .def("forward", [](nb::handle self, nb::handle owned, nb::handle ghost, const std::string &mode) {
+        nb::cast<Request &>(scatter_begin(self, owned, ghost, mode, true)).end();
+      }, "owned"_a, "ghost"_a, "mode"_a = "insert")
+      .def("reverse_begin", [](nb::handle self, nb::handle ghost, nb::handle owned, const std::string &mode) {
+        return scatter_begin(self, owned, ghost, mode, false);
+      }, "ghost"_a, "owned"_a, "mode"_a = "add", "owned[g] += every ghost entry naming g: a Request.")
+      .def("reverse", [](nb::handle self, nb::handle ghost, nb::handle owned, const std::string &mode) {
+        nb::cast<Request &>(scatter_begin(self, owned, ghost, mode, false)).end();
+      }, "ghost"_a, "owned"_a, "mode"_a = "add");
+}
+
+// ---- structured grids ----
+
+struct Grid {
+  stf_grid grid = nullptr;
+  stf_grid_desc desc{};
+  int64_t owned_start[3], owned_size[3], ghost_start[3], ghost_size[3];
+  nb::object comm;
+  ~Grid() {
+    if (grid && !mpi_finalized()) stf_grid_destroy(&grid);
+  }
+  // numpy shape of a box: (z,) y, x, (dof): x fastest, dof innermost.
+  nb::tuple shape(const int64_t size[3]) const {
+    nb::list s;
+    for (int d = desc.dim - 1; d >= 0; --d) s.append(size[d]);
+    if (desc.dof > 1) s.append(desc.dof);
+    return nb::tuple(s);
+  }
+  int64_t count(const int64_t size[3]) const {
+    int64_t n = desc.dof;
+    for (int d = 0; d < desc.dim; ++d) n *= size[d];
+    return n;
+  }
+};
+
+std::vector<int64_t> triple(nb::handle obj, int dim, const char *what) {
+  std::vector<int64_t> v = nb::cast<std::vector<int64_t>>(obj);
+  if (int(v.size()) != dim) throw nb::value_error((std::string(what) + ": one entry per dimension").c_str());
+  return v;
+}
+
+void grid_init(Grid *self, nb::handle comm, nb::handle n, nb::handle procs, nb::handle periodic,
+               const std::string &stencil, int width, int dof) {
+  new (self) Grid;
+  MPI_Comm c = to_comm(comm);
+  keep_comm(c);
+  self->comm = nb::borrow(comm);
+  stf_grid_desc &d = self->desc;
+  std::vector<int64_t> sizes = nb::cast<std::vector<int64_t>>(n);
+  d.dim = int(sizes.size());
+  if (d.dim != 2 && d.dim != 3) throw nb::value_error("n: 2 or 3 sizes (x, y[, z])");
+  for (int i = 0; i < d.dim; ++i) d.n[i] = sizes[i];
+  if (!procs.is_none()) {
+    std::vector<int64_t> p = triple(procs, d.dim, "procs");
+    for (int i = 0; i < d.dim; ++i) d.procs[i] = int(p[i]);
+  }
+  if (PyBool_Check(periodic.ptr())) {
+    for (int i = 0; i < d.dim; ++i) d.periodic[i] = periodic.ptr() == Py_True;
+  } else {
+    std::vector<int64_t> p = triple(periodic, d.dim, "periodic");
+    for (int i = 0; i < d.dim; ++i) d.periodic[i] = p[i] != 0;
+  }
+  if (stencil != "star" && stencil != "box") throw nb::value_error("stencil must be 'star' or 'box'");
+  d.stencil = stencil == "star" ? STF_STENCIL_STAR : STF_STENCIL_BOX;
+  d.width = width;
+  d.dof = dof;
+  run([&] { return stf_grid_create(c, &d, &self->grid); }, true);
+  check_apps(stf_grid_get_boxes(self->grid, self->owned_start, self->owned_size, self->ghost_start, self->ghost_size));
+}
+
+nb::tuple box(const Grid &g, const int64_t start[3], const int64_t size[3]) {
+  nb::list st, sz;
+  for (int d = 0; d < g.desc.dim; ++d) st.append(start[d]), sz.append(size[d]);
+  return nb::make_tuple(nb::tuple(st), nb::tuple(sz));
+}
+
+void bind_grid(nb::module_ &m) {
+  nb::class_<Grid>(m, "Grid", "A 2D/3D structured grid split over the ranks, with ghost layers.")
+      .def("__init__", &grid_init, "comm"_a, "n"_a, "procs"_a = nb::none(), "periodic"_a = false,
+           "stencil"_a = "star", "width"_a = 1, "dof"_a = 1,
+           "n: points per direction (x, y[, z]); procs: process grid (None or 0 entries: chosen).")
+      .def_prop_ro("owned_box", [](const Grid &g) { return box(g, g.owned_start, g.owned_size); },
+                   "(start, size) per direction (x first) of the points this rank owns.")
+      .def_prop_ro("ghost_box", [](const Grid &g) { return box(g, g.ghost_start, g.ghost_size); },
+                   "(start, size) of the ghosted box.")
+      .def("global_vector", [](const Grid &g) {
+        return numpy().attr("zeros")(g.shape(g.owned_size));
+      }, "Zeros shaped like this rank's owned box: ([z,] y, x[, dof]).")
+      .def("local_vector", [](const Grid &g) {
+        return numpy().attr("zeros")(g.shape(g.ghost_size));
+      }, "Zeros shaped like the ghosted box.")
+      .def("interior", [](const Grid &g, nb::handle local) {
+        nb::list index;
+        for (int d = g.desc.dim - 1; d >= 0; --d) {
+          int64_t lo = g.owned_start[d] - g.ghost_start[d];
+          index.append(nb::slice(nb::int_(lo), nb::int_(lo + g.owned_size[d]), nb::none()));
+        }
+        return local.attr("__getitem__")(nb::tuple(index));
+      }, "local"_a, "The owned points of a ghosted array (a numpy view).")
+      .def("global_to_local", [](const Grid &g, nb::handle global, nb::handle local) {
+        Buffer gb = doubles(global, "global", g.count(g.owned_size), false);
+        Buffer lb = doubles(local, "local", g.count(g.ghost_size), true);
+        run([&] { return stf_grid_global_to_local(g.grid, static_cast<double *>(gb.data), static_cast<double *>(lb.data)); }, true);
+      }, "global"_a, "local"_a, "local = global on the owned points and the ghosts (collective).")
+      .def("local_to_global", [](const Grid &g, nb::handle local, nb::handle global) {
+        Buffer lb = doubles(local, "local", g.count(g.ghost_size), false);
+        Buffer gb = doubles(global, "global", g.count(g.owned_size), true);
+        run([&] { return stf_grid_local_to_global(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)); }, true);
+      }, "local"_a, "global"_a, "global += every local value of the same point (collective).")
+      .def_prop_ro("sf", [](nb::handle self) {
+        Grid &g = nb::cast<Grid &>(self);
+        stf_sf sf = nullptr;
+        MPI_Datatype unit;
+        check_apps(stf_grid_get_sf(g.grid, &sf, &unit));
+        return wrap_sf(sf, g.comm, default_validate(), false, self);
+      }, "The grid's SF (owned by the grid): roots = owned points, leaves = ghosted points.");
+}
+
+// ---- CSR, CG, Matrix Market ----
+
+struct CSR {
+  stf_csr A = nullptr;
+  int64_t nglobal = 0, first_row = 0, nnz_local = 0;
+  stf_int nlocal = 0, nghost = 0;
+  nb::object comm;
+  ~CSR() {
+    if (A && !mpi_finalized()) stf_csr_destroy(&A);
+  }
+};
+
+stf_partition partition_of(const std::string &how) {
+  if (how == "rows") return STF_PARTITION_ROWS;
+  if (how == "nnz") return STF_PARTITION_NNZ;
+  throw nb::value_error("partition must be 'rows' or 'nnz'");
+}
+
+void csr_init(CSR *self, nb::handle comm, nb::handle matrix, const std::string &partition) {
+  new (self) CSR;
+  MPI_Comm c = to_comm(comm);
+  keep_comm(c);
+  self->comm = nb::borrow(comm);
+  if (!nb::hasattr(matrix, "tocoo")) throw nb::type_error("matrix: expected a scipy.sparse matrix (or array)");
+  nb::object coo = matrix.attr("tocoo")();
+  nb::tuple shape = nb::cast<nb::tuple>(coo.attr("shape"));
+  nb::object row = contiguous(coo.attr("row"), "int64"), col = contiguous(coo.attr("col"), "int64");
+  nb::object val = contiguous(coo.attr("data"), "float64");
+  stf_coo g{nb::cast<int64_t>(shape[0]), nb::cast<int64_t>(shape[1]), nb::cast<int64_t>(val.attr("size")),
+            data_of<int64_t>(row), data_of<int64_t>(col), data_of<double>(val)};
+  stf_partition how = partition_of(partition);
+  run([&] { return stf_csr_create(c, &g, how, &self->A); }, true);
+  check_apps(stf_csr_get_info(self->A, &self->nglobal, &self->nlocal, &self->first_row, &self->nghost,
+                              &self->nnz_local));
+}
+
+// y (allocated when None) = product(x).
+template <class F>
+nb::object product(const CSR &A, nb::handle x, nb::handle y, F &&mult) {
+  nb::object out = y.is_none() ? numpy().attr("zeros")(A.nlocal) : nb::borrow(y);
+  Buffer xb = doubles(x, "x", A.nlocal, false), yb = doubles(out, "y", A.nlocal, true);
+  run([&] { return mult(static_cast<const double *>(xb.data), static_cast<double *>(yb.data)); }, true);
+  return out;
+}
+
+nb::dict cg_result(const stf_cg_result &r) {
+  nb::dict d;
+  d["iterations"] = r.iterations;
+  d["residual_norm"] = r.residual_norm;
+  d["converged"] = bool(r.converged);
+  d["host_syncs"] = r.host_syncs;
+  return d;
+}
+
+void bind_csr(nb::module_ &m) {
+  nb::class_<CSR>(m, "CSR", "A square sparse matrix split by rows over the ranks (stf_csr).")
+      .def("__init__", &csr_init, "comm"_a, "matrix"_a, "partition"_a = "nnz",
+           "Every rank passes the same global scipy.sparse matrix and keeps its rows ('rows' or 'nnz' balance).")
+      .def_prop_ro("nglobal", [](const CSR &A) { return A.nglobal; })
+      .def_prop_ro("nlocal", [](const CSR &A) { return A.nlocal; }, "Rows (and x entries) on this rank.")
+      .def_prop_ro("first_row", [](const CSR &A) { return A.first_row; })
+      .def_prop_ro("nghost", [](const CSR &A) { return A.nghost; })
+      .def_prop_ro("nnz_local", [](const CSR &A) { return A.nnz_local; })
+      .def_prop_ro("ghost_columns", [](const CSR &A) {
+        const int64_t *cols = nullptr;
+        check_apps(stf_csr_get_ghost_columns(A.A, &cols));
+        nb::object out = numpy().attr("empty")(A.nghost, "dtype"_a = "int64");
+        if (A.nghost) std::memcpy(data_of<int64_t>(out), cols, sizeof(int64_t) * A.nghost);
+        return out;
+      }, "Global column of each ghost entry (a copy).")
+      .def_prop_ro("ghost_sf", [](nb::handle self) {
+        CSR &A = nb::cast<CSR &>(self);
+        stf_sf sf = nullptr;
+        check_apps(stf_csr_get_ghost_sf(A.A, &sf));
+        return wrap_sf(sf, A.comm, default_validate(), false, self);
+      }, "The ghost SF (owned by the matrix).")
+      .def("mult", [](const CSR &A, nb::handle x, nb::handle y) {
+        return product(A, x, y, [&](const double *xp, double *yp) { return stf_csr_mult(A.A, xp, yp); });
+      }, "x"_a, "y"_a = nb::none(), "y = A x on this rank's rows (collective); returns y.")
+      .def("mult_transpose", [](const CSR &A, nb::handle x, nb::handle y) {
+        return product(A, x, y, [&](const double *xp, double *yp) { return stf_csr_mult_transpose(A.A, xp, yp); });
+      }, "x"_a, "y"_a = nb::none(), "y = A^T x (collective); returns y.")
+      .def("cg", [](const CSR &A, nb::handle b, nb::handle x, double rtol, int maxit) {
+        nb::object out = x.is_none() ? numpy().attr("zeros")(A.nlocal) : nb::borrow(x);
+        Buffer bb = doubles(b, "b", A.nlocal, false), xb = doubles(out, "x", A.nlocal, true);
+        stf_cg_result r{};
+        run([&] {
+          return stf_cg_solve(A.A, static_cast<const double *>(bb.data), static_cast<double *>(xb.data), rtol, maxit, &r);
+        }, true);
+        return nb::make_tuple(out, cg_result(r));
+      }, "b"_a, "x"_a = nb::none(), "rtol"_a = 1e-8, "maxit"_a = 1000,
+      "Unpreconditioned CG from x (zeros if None): (x, {iterations, residual_norm, converged, host_syncs}).");
+
+  m.def("_mm_read", [](const std::string &path) {
+    struct Coo {  // freed however this ends
+      stf_coo m{};
+      ~Coo() { stf_coo_free(&m); }
+    } coo;
+    check_apps(stf_mm_read(path.c_str(), &coo.m));
+    const stf_coo &c = coo.m;
+    nb::object row = numpy().attr("empty")(c.nnz, "dtype"_a = "int64");
+    nb::object col = numpy().attr("empty")(c.nnz, "dtype"_a = "int64");
+    nb::object val = numpy().attr("empty")(c.nnz, "dtype"_a = "float64");
+    if (c.nnz) {
+      std::memcpy(data_of<int64_t>(row), c.row, sizeof(int64_t) * c.nnz);
+      std::memcpy(data_of<int64_t>(col), c.col, sizeof(int64_t) * c.nnz);
+      std::memcpy(data_of<double>(val), c.val, sizeof(double) * c.nnz);
+    }
+    return nb::make_tuple(c.nrows, c.ncols, row, col, val);
+  }, "path"_a, "(nrows, ncols, row, col, val) of a Matrix Market file (plain or gzip).");
+}
+
+}  // namespace
+
+void bind_apps(nb::module_ &m) {
+  bind_vecscatter(m);
+  bind_grid(m);
+  bind_csr(m);
+}
+
+}  // namespace stfpy
