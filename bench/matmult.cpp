@@ -50,7 +50,7 @@
 
 namespace {
 
-const char *const kCandidateTypes[] = {"basic", "neighbor", "window", "allgatherv", "alltoall", "gatherv"};
+const char *const kCandidateTypes[] = {"basic", "neighbor", "window", "allgatherv", "alltoall", "gatherv", "putsignal"};
 
 struct Options {
   std::string dir = STF_MATRIX_DIR;

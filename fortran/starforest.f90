@@ -14,7 +14,8 @@ module starforest
   integer, parameter, public :: STF_SUCCESS = 0, STF_ERR_ARG = 1, STF_ERR_NULL = 2, STF_ERR_RANK = 3, &
     STF_ERR_OFFSET = 4, STF_ERR_DUPLICATE = 5, STF_ERR_STATE = 6, STF_ERR_TYPE = 7, STF_ERR_OP = 8, &
     STF_ERR_REQUEST = 9, STF_ERR_OPTION = 10, STF_ERR_MPI = 11, STF_ERR_MEMORY = 12, &
-    STF_ERR_UNSUPPORTED = 13, STF_ERR_INTERNAL = 14, STF_ERR_DEVICE = 15
+    STF_ERR_UNSUPPORTED = 13, STF_ERR_INTERNAL = 14, STF_ERR_DEVICE = 15, &
+    STF_ERR_TIMEOUT = 16
   integer, parameter, public :: STF_PATTERN_ALLGATHER = 0, STF_PATTERN_GATHER = 1, STF_PATTERN_ALLTOALL = 2
 
   ! A root as seen from a leaf: owning rank and 0-based offset there.
@@ -33,9 +34,11 @@ module starforest
 
   ! This rank's counters of one SF (see stf_stats in starforest.h).
   type, bind(C), public :: stf_stats
+    integer(c_size_t) :: size  ! set by stf_get_stats
     integer(c_long_long) :: pack_calls, unpack_calls, scatter_calls, bytes_packed, bytes_unpacked, &
       messages_sent, messages_received, device_kernel_launches, device_stream_syncs, device_syncs, &
-      device_copies_h2d, device_copies_d2h, device_event_syncs, mpi_buffers_checked, device_buffers_to_mpi
+      device_copies_h2d, device_copies_d2h, device_event_syncs, mpi_buffers_checked, device_buffers_to_mpi, &
+      messages_sent_in_node, messages_sent_off_node, bytes_sent_in_node, bytes_sent_off_node
   end type
 
   public :: stf_error_name, stf_last_error_message, stf_set_options, stf_create, stf_destroy, &
@@ -605,6 +608,7 @@ contains
     type(stf_sf), intent(in) :: sf
     type(stf_stats), intent(out) :: stats
     integer, intent(out) :: ierr
+    stats%size = c_sizeof(stats)
     ierr = c_get_stats(sf%ptr, stats)
   end subroutine
 

@@ -208,7 +208,20 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              MPI_REPLACE; other ops, and SFs without the shape, basic.
  *              The collectives run on the communicator the SFs of one
  *              communicator share: begin the operations of all of them in
- *              the same order on every rank.
+ *              the same order on every rank;
+ *   "putsignal" one-sided put with signal: the sender packs straight into
+ *              the receiver's region (a shared-memory heap for ranks of
+ *              its node, an MPI RMA window, passive target, for the
+ *              others) and raises a signal; the receiver unpacks from the
+ *              region and returns a credit. No MPI call per message inside
+ *              a node. -stf_putsignal_slots S (1..64, a power of two,
+ *              default 4) regions per peer and direction: more operations
+ *              in flight are staged by the sender, never blocking begin;
+ *              -stf_putsignal_unit_bytes (default 16) sizes the regions,
+ *              larger messages go by point-to-point; -stf_putsignal_timeout
+ *              T gives STF_ERR_TIMEOUT after T seconds without a peer (0:
+ *              wait for ever). Begin the operations of the SF in the same
+ *              order on every rank. Fetch-and-op goes through basic.
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);

@@ -39,6 +39,7 @@ contains
     integer :: i, next
     real(8) :: roots(3), leaves(3)
     integer(8) :: iroots(3), ileaves(3)
+    type(stf_stats) :: stats
     next = mod(rank + 1, nranks)
     call stf_create(MPI_COMM_WORLD, sf, ierr)
     call stf_set_graph(sf, 3, [(stf_node(next, 2 - i), i = 0, 2)], ierr)
@@ -52,6 +53,11 @@ contains
     call stf_bcast(sf, MPI_INTEGER8, iroots, ileaves, MPI_SUM, ierr)  ! a Fortran type with a sum
     call expect(ierr == STF_SUCCESS .and. all(ileaves == [(5 + 1000_8 * next + i, i = 3, 1, -1)]), &
                 "ring bcast integer(8) sum")
+    ! One message of 3 values to the previous rank per bcast.
+    call stf_get_stats(sf, stats, ierr)
+    call expect(ierr == STF_SUCCESS .and. stats%messages_sent == 2 .and. &
+                stats%messages_sent_in_node + stats%messages_sent_off_node == 2 .and. &
+                stats%bytes_sent_in_node + stats%bytes_sent_off_node == 48, "ring stats")
     call stf_destroy(sf, ierr)
     call expect(ierr == STF_SUCCESS, "ring destroy")
   end subroutine

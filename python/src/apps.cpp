@@ -68,7 +68,7 @@ int reverse_end(void *vs, stf_request *r) { return stf_vecscatter_reverse_end(st
 nb::object scatter_begin(nb::handle self, nb::handle owned, nb::handle ghost, const std::string &mode, bool forward) {
   VecScatter &v = nb::cast<VecScatter &>(self);
   ScatterArgs a = scatter_args(v, owned, ghost, mode, forward);
-  return begin_request(self, v.vs, forward ? forward_end : reverse_end, true, a.buf, {owned, ghost},
+  return begin_request(self, v.vs, forward ? forward_end : reverse_end, a.buf, {owned, ghost},
                        [&](stf_request *r) {
                          return forward ? stf_vecscatter_forward_begin(v.vs, a.unit, a.buf[0].data, a.buf[1].data,
                                                                        a.mode, r)
@@ -89,14 +89,14 @@ void bind_vecscatter(nb::module_ &m) {
         self->nowned = nowned;
         self->nghost = nb::cast<stf_int>(g.attr("size"));
         const stf_int *idx = data_of<stf_int>(g);
-        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, idx, &self->vs); }, true);
+        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, idx, &self->vs); });
       }, "comm"_a, "nowned"_a, "global"_a, "nowned entries owned here; ghost entry i holds global entry global[i].")
       .def_prop_ro("nowned", [](const VecScatter &v) { return v.nowned; })
       .def_prop_ro("nghost", [](const VecScatter &v) { return v.nghost; })
       .def_prop_ro("sf", [](nb::handle self) {
         VecScatter &v = nb::cast<VecScatter &>(self);
         stf_sf sf = nullptr;
-        check_apps(stf_vecscatter_get_sf(v.vs, &sf));
+        check(stf_vecscatter_get_sf(v.vs, &sf));
         return wrap_sf(sf, v.comm, default_validate(), false, self);
       }, "The SF underneath (owned by the scatter).")
       .def("forward_begin", [](nb::handle self, nb::handle owned, nb::handle ghost, const std::string &mode) {
@@ -168,8 +168,8 @@ void grid_init(Grid *self, nb::handle comm, nb::handle n, nb::handle procs, nb::
   d.stencil = stencil == "star" ? STF_STENCIL_STAR : STF_STENCIL_BOX;
   d.width = width;
   d.dof = dof;
-  run([&] { return stf_grid_create(c, &d, &self->grid); }, true);
-  check_apps(stf_grid_get_boxes(self->grid, self->owned_start, self->owned_size, self->ghost_start, self->ghost_size));
+  run([&] { return stf_grid_create(c, &d, &self->grid); });
+  check(stf_grid_get_boxes(self->grid, self->owned_start, self->owned_size, self->ghost_start, self->ghost_size));
 }
 
 nb::tuple box(const Grid &g, const int64_t start[3], const int64_t size[3]) {
@@ -204,18 +204,18 @@ void bind_grid(nb::module_ &m) {
       .def("global_to_local", [](const Grid &g, nb::handle global, nb::handle local) {
         Buffer gb = doubles(global, "global", g.count(g.owned_size), false);
         Buffer lb = doubles(local, "local", g.count(g.ghost_size), true);
-        run([&] { return stf_grid_global_to_local(g.grid, static_cast<double *>(gb.data), static_cast<double *>(lb.data)); }, true);
+        run([&] { return stf_grid_global_to_local(g.grid, static_cast<double *>(gb.data), static_cast<double *>(lb.data)); });
       }, "global"_a, "local"_a, "local = global on the owned points and the ghosts (collective).")
       .def("local_to_global", [](const Grid &g, nb::handle local, nb::handle global) {
         Buffer lb = doubles(local, "local", g.count(g.ghost_size), false);
         Buffer gb = doubles(global, "global", g.count(g.owned_size), true);
-        run([&] { return stf_grid_local_to_global(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)); }, true);
+        run([&] { return stf_grid_local_to_global(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)); });
       }, "local"_a, "global"_a, "global += every local value of the same point (collective).")
       .def_prop_ro("sf", [](nb::handle self) {
         Grid &g = nb::cast<Grid &>(self);
         stf_sf sf = nullptr;
         MPI_Datatype unit;
-        check_apps(stf_grid_get_sf(g.grid, &sf, &unit));
+        check(stf_grid_get_sf(g.grid, &sf, &unit));
         return wrap_sf(sf, g.comm, default_validate(), false, self);
       }, "The grid's SF (owned by the grid): roots = owned points, leaves = ghosted points.");
 }
@@ -251,8 +251,8 @@ void csr_init(CSR *self, nb::handle comm, nb::handle matrix, const std::string &
   stf_coo g{nb::cast<int64_t>(shape[0]), nb::cast<int64_t>(shape[1]), nb::cast<int64_t>(val.attr("size")),
             data_of<int64_t>(row), data_of<int64_t>(col), data_of<double>(val)};
   stf_partition how = partition_of(partition);
-  run([&] { return stf_csr_create(c, &g, how, &self->A); }, true);
-  check_apps(stf_csr_get_info(self->A, &self->nglobal, &self->nlocal, &self->first_row, &self->nghost,
+  run([&] { return stf_csr_create(c, &g, how, &self->A); });
+  check(stf_csr_get_info(self->A, &self->nglobal, &self->nlocal, &self->first_row, &self->nghost,
                               &self->nnz_local));
 }
 
@@ -261,7 +261,7 @@ template <class F>
 nb::object product(const CSR &A, nb::handle x, nb::handle y, F &&mult) {
   nb::object out = y.is_none() ? numpy().attr("zeros")(A.nlocal) : nb::borrow(y);
   Buffer xb = doubles(x, "x", A.nlocal, false), yb = doubles(out, "y", A.nlocal, true);
-  run([&] { return mult(static_cast<const double *>(xb.data), static_cast<double *>(yb.data)); }, true);
+  run([&] { return mult(static_cast<const double *>(xb.data), static_cast<double *>(yb.data)); });
   return out;
 }
 
@@ -285,7 +285,7 @@ void bind_csr(nb::module_ &m) {
       .def_prop_ro("nnz_local", [](const CSR &A) { return A.nnz_local; })
       .def_prop_ro("ghost_columns", [](const CSR &A) {
         const int64_t *cols = nullptr;
-        check_apps(stf_csr_get_ghost_columns(A.A, &cols));
+        check(stf_csr_get_ghost_columns(A.A, &cols));
         nb::object out = numpy().attr("empty")(A.nghost, "dtype"_a = "int64");
         if (A.nghost) std::memcpy(data_of<int64_t>(out), cols, sizeof(int64_t) * A.nghost);
         return out;
@@ -293,7 +293,7 @@ void bind_csr(nb::module_ &m) {
       .def_prop_ro("ghost_sf", [](nb::handle self) {
         CSR &A = nb::cast<CSR &>(self);
         stf_sf sf = nullptr;
-        check_apps(stf_csr_get_ghost_sf(A.A, &sf));
+        check(stf_csr_get_ghost_sf(A.A, &sf));
         return wrap_sf(sf, A.comm, default_validate(), false, self);
       }, "The ghost SF (owned by the matrix).")
       .def("mult", [](const CSR &A, nb::handle x, nb::handle y) {
@@ -308,7 +308,7 @@ void bind_csr(nb::module_ &m) {
         stf_cg_result r{};
         run([&] {
           return stf_cg_solve(A.A, static_cast<const double *>(bb.data), static_cast<double *>(xb.data), rtol, maxit, &r);
-        }, true);
+        });
         return nb::make_tuple(out, cg_result(r));
       }, "b"_a, "x"_a = nb::none(), "rtol"_a = 1e-8, "maxit"_a = 1000,
       "Unpreconditioned CG from x (zeros if None): (x, {iterations, residual_norm, converged, host_syncs}).");
@@ -318,7 +318,7 @@ void bind_csr(nb::module_ &m) {
       stf_coo m{};
       ~Coo() { stf_coo_free(&m); }
     } coo;
-    check_apps(stf_mm_read(path.c_str(), &coo.m));
+    check(stf_mm_read(path.c_str(), &coo.m));
     const stf_coo &c = coo.m;
     nb::object row = numpy().attr("empty")(c.nnz, "dtype"_a = "int64");
     nb::object col = numpy().attr("empty")(c.nnz, "dtype"_a = "int64");

@@ -20,21 +20,20 @@ struct Failure {
   std::string message;
 };
 
-// Throw Failure for rc != STF_SUCCESS (core calls read
-// stf_last_error_message, apps calls stf_apps_last_error_message).
+// Throw Failure for rc != STF_SUCCESS, with stf_last_error_message (core
+// and apps calls alike).
 void check(int rc);
-void check_apps(int rc);
 [[noreturn]] void fail(int code, const std::string &message);
 
 // Run call() (a library call returning stf_error) without the GIL; raise on error.
 template <class F>
-void run(F &&call, bool apps = false) {
+void run(F &&call) {
   int rc;
   {
     nb::gil_scoped_release unlocked;
     rc = call();
   }
-  apps ? check_apps(rc) : check(rc);
+  check(rc);
 }
 
 // True after MPI_Finalize: destructors then leave the library alone.

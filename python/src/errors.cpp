@@ -10,10 +10,6 @@ void check(int rc) {
   if (rc != STF_SUCCESS) fail(rc, stf_last_error_message());
 }
 
-void check_apps(int rc) {
-  if (rc != STF_SUCCESS) fail(rc, stf_apps_last_error_message());
-}
-
 namespace {
 PyObject *error_type = nullptr;
 
@@ -41,7 +37,7 @@ void bind_errors(nb::module_ &m) {
     }
   });
   m.def("error_name", &stf_error_name, "Symbol of an error code ('STF_ERR_RANK').");
-  for (int c = STF_SUCCESS; c <= STF_ERR_DEVICE; ++c) m.attr(stf_error_name(c)) = c;
+  for (int c = STF_SUCCESS; c <= STF_ERR_TIMEOUT; ++c) m.attr(stf_error_name(c)) = c;
 }
 
 }  // namespace stfpy

@@ -91,7 +91,7 @@ int end_on_sf(void *sf, stf_request *req) {
 template <int (*End)(stf_sf, stf_request *), class Start>
 nb::object begin(nb::handle self, Args &a, std::initializer_list<nb::handle> arrays, Start &&start) {
   SF &s = nb::cast<SF &>(self);
-  return begin_request(self, s.sf, end_on_sf<End>, false, a.buf, arrays, start);
+  return begin_request(self, s.sf, end_on_sf<End>, a.buf, arrays, start);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@ namespace stfpy {
 
 void Request::end() {
   if (!req) fail(STF_ERR_REQUEST, "the request has ended already");
-  run([&] { return end_fn(handle, &req); }, apps);
+  run([&] { return end_fn(handle, &req); });
   owner.reset();
   for (int i = 0; i < 3; ++i) arrays[i].reset(), buffers[i] = Buffer();
 }

@@ -14,7 +14,6 @@ struct Request {
   stf_request req = nullptr;
   void *handle = nullptr;   // the stf_sf (or app object) the operation runs on
   EndFn end_fn = nullptr;
-  bool apps = false;        // errors carry the apps library's message
   nb::object owner;         // the Python object of handle
   nb::object arrays[3];
   Buffer buffers[3];
@@ -29,12 +28,12 @@ struct Request {
 // Start an operation with start(&req) and return its Request, which takes
 // the buffers (in the order of arrays) and keeps owner and arrays alive.
 template <class Start>
-nb::object begin_request(nb::handle owner, void *handle, Request::EndFn end, bool apps, Buffer *buffers,
+nb::object begin_request(nb::handle owner, void *handle, Request::EndFn end, Buffer *buffers,
                          std::initializer_list<nb::handle> arrays, Start &&start) {
   stf_request req = nullptr;
-  run([&] { return start(&req); }, apps);
+  run([&] { return start(&req); });
   auto *r = new Request;
-  r->req = req, r->handle = handle, r->end_fn = end, r->apps = apps, r->owner = nb::borrow(owner);
+  r->req = req, r->handle = handle, r->end_fn = end, r->owner = nb::borrow(owner);
   int i = 0;
   for (nb::handle h : arrays) r->arrays[i] = nb::borrow(h), r->buffers[i] = std::move(buffers[i]), ++i;
   return nb::cast(r, nb::rv_policy::take_ownership);

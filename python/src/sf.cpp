@@ -181,7 +181,7 @@ std::string view(const SF &s) {
 }
 
 nb::dict stats(const SF &s) {
-  stf_stats st;
+  stf_stats st = stf_stats_init();
   check(stf_get_stats(s.handle(), &st));
   nb::dict d;
 #define STFPY_STAT(field) d[#field] = st.field;
@@ -190,6 +190,8 @@ nb::dict stats(const SF &s) {
   STFPY_STAT(device_kernel_launches) STFPY_STAT(device_stream_syncs) STFPY_STAT(device_syncs)
   STFPY_STAT(device_copies_h2d) STFPY_STAT(device_copies_d2h) STFPY_STAT(device_event_syncs)
   STFPY_STAT(mpi_buffers_checked) STFPY_STAT(device_buffers_to_mpi)
+  STFPY_STAT(messages_sent_in_node) STFPY_STAT(messages_sent_off_node) STFPY_STAT(bytes_sent_in_node)
+  STFPY_STAT(bytes_sent_off_node)
 #undef STFPY_STAT
   return d;
 }

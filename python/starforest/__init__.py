@@ -43,6 +43,7 @@ from ._core import (  # noqa: F401  error codes
     STF_ERR_RANK,
     STF_ERR_REQUEST,
     STF_ERR_STATE,
+    STF_ERR_TIMEOUT,
     STF_ERR_TYPE,
     STF_ERR_UNSUPPORTED,
     STF_SUCCESS,
