@@ -81,7 +81,7 @@ void usage(const char *prog) {
       "  --grouping LIST   from each,groups,all (default all three)\n"
       "  --impl LIST       from mpi,starforest (default both)\n"
       "  --memory M        host | device (emulated device, default host)\n"
-      "  --transport T     starforest transport: basic | neighbor (default basic)\n"
+      "  --transport T     starforest transport (a stf_set_type name; default basic)\n"
       "  --mock            no communication (each rank its own neighbour)\n"
       "  --check-every K   also check every K-th timed cycle (default 0: first cycle only)\n"
       "  --quick           n 6, 2 cycles (the second checked): a check that it runs (CI)\n"

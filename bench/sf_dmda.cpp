@@ -71,7 +71,7 @@ void usage(const char *prog) {
       "  --nonperiodic    non-periodic domain (default periodic)\n"
       "  --rounds R       interleaved rounds per implementation (default 5)\n"
       "  --min-ms T       length of one round in ms (default 10)\n"
-      "  --transport T    starforest transport: basic | neighbor (default basic)\n"
+      "  --transport T    starforest transport (a stf_set_type name; default basic)\n"
       "  --quick          tiny sizes, one short round: a check that it runs (CI)\n"
       "  --json FILE      also write the results as a JSON array\n",
       prog);
