@@ -209,6 +209,14 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              The collectives run on the communicator the SFs of one
  *              communicator share: begin the operations of all of them in
  *              the same order on every rank.
+ *   "putsignal" one-sided put with signal through a shared-memory heap
+ *              inside a node and MPI RMA between nodes;
+ *   "nvshmem"  the same protocol on device data through NVSHMEM, queued on
+ *              the library stream (a plug-in built where CMake finds
+ *              NVSHMEM; compiled in CI, not yet run on a GPU). Set-up gives
+ *              STF_ERR_UNSUPPORTED on every rank where it cannot run (a
+ *              build without NVSHMEM, no GPU, the active device not "cuda",
+ *              NVSHMEM failing to start); see the README;
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);
