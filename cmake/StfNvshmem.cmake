@@ -50,7 +50,9 @@ function(stf_add_nvshmem_plugin)
   target_compile_definitions(starforest_nvshmem PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
   target_compile_options(starforest_nvshmem PRIVATE -Xcompiler=-Wall,-Wextra)
   # Self-contained: nothing of libstarforest (plugin.h), so static builds load it too.
+  # Linked by the C++ compiler, which takes the sanitizer builds' link flags (nvcc does not).
   target_link_options(starforest_nvshmem PRIVATE -Wl,--no-undefined)
+  set_target_properties(starforest_nvshmem PROPERTIES LINKER_LANGUAGE CXX)
   get_filename_component(nvshmem_lib_dir ${STF_NVSHMEM_HOST_LIBRARY} DIRECTORY)
   set_target_properties(starforest_nvshmem PROPERTIES
     INSTALL_RPATH "${nvshmem_lib_dir};${CUDAToolkit_LIBRARY_DIR}")
