@@ -221,7 +221,13 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              larger messages go by point-to-point; -stf_putsignal_timeout
  *              T gives STF_ERR_TIMEOUT after T seconds without a peer (0:
  *              wait for ever). Begin the operations of the SF in the same
- *              order on every rank. Fetch-and-op goes through basic.
+ *              order on every rank. Fetch-and-op goes through basic;
+ *   "nvshmem"  the same protocol on device data through NVSHMEM, queued on
+ *              the library stream (a plug-in built where CMake finds
+ *              NVSHMEM; compiled in CI, not yet run on a GPU). Set-up gives
+ *              STF_ERR_UNSUPPORTED on every rank where it cannot run (a
+ *              build without NVSHMEM, no GPU, the active device not "cuda",
+ *              NVSHMEM failing to start); see the README.
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);

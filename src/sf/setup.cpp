@@ -1,16 +1,30 @@
 // Set-up: the plan (discovery and index analysis), the node topology, then
 // the transport for them, then the operations pointed at both.
 #include "core/error.h"
+#include "device/device.h"
 #include "sf/sf.h"
 #include "transport/registry.h"
 
 namespace stf {
+namespace {
+
+const char *device_name() {
+  Device *dev = nullptr;
+  return active_device(&dev) == STF_SUCCESS ? dev->name() : "";
+}
+void *device_stream() {
+  Device *dev = nullptr;
+  return active_device(&dev) == STF_SUCCESS ? dev->library_stream() : nullptr;
+}
+
+}  // namespace
 
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   std::unique_ptr<Transport> transport;
-  STF_CHECK(create_transport(TransportContext{*sf, *topology, *sf, *plan, sf->opts}, &transport));
+  const TransportContext ctx{*sf, *topology, *sf, *plan, sf->opts, {device_name, device_stream}};
+  STF_CHECK(create_transport(ctx, &transport));
   sf->topology = topology;
   sf->plan = std::move(plan);
   sf->transport = std::move(transport);

@@ -11,6 +11,12 @@ const char *const collective_help =
     "one nonblocking collective on the user's arrays for SFs with that pattern, recognised at set-up (other SFs "
     "and operations: basic)";
 
+#ifdef STF_HAVE_NVSHMEM
+const char *const nvshmem_help = "putsignal's protocol on device data through NVSHMEM (GPUs; a plug-in)";
+#else
+const char *const nvshmem_help = "putsignal's protocol on device data through NVSHMEM (not in this build)";
+#endif
+
 const TransportKind *find_kind(const std::string &name) {
   for (const TransportKind &k : transport_kinds())
     if (name == k.name) return &k;
@@ -42,6 +48,8 @@ const std::vector<TransportKind> &transport_kinds() {
       {"putsignal", "one-sided put with signal: a shared-memory heap inside a node, MPI RMA between nodes",
        {true, false, false}, make_putsignal_transport,
        {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option}},
+      {"nvshmem", nvshmem_help, {true, false, false}, make_nvshmem_transport,
+       {&nvshmem_slots_option, &nvshmem_unit_bytes_option}},
   };
   return kinds;
 }

@@ -41,6 +41,8 @@ int make_neighbor_transport(const TransportContext &ctx, std::unique_ptr<Transpo
 int make_window_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+// nvshmem.cpp: loads the NVSHMEM plug-in (STF_ERR_UNSUPPORTED in builds without it).
+int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 // fallback.cpp: primary for what can says, basic for the rest.
 std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abilities can,
                                          std::unique_ptr<Transport> basic);
@@ -48,5 +50,7 @@ std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abi
 extern const OptionSpec window_sync_option;
 // putsignal.cpp: regions per peer, bytes per unit a region holds, timeout.
 extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option;
+// nvshmem.cpp: regions per peer, bytes per unit a region holds.
+extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option;
 
 }  // namespace stf

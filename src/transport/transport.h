@@ -56,6 +56,15 @@ struct WholeOp {
   void *dst;        // bcast: leaves; reduce: roots
 };
 
+// The active device as the sf layer sees it (devices are a layer above
+// transports), asked at the time of each call: its name ("host", "emu",
+// "cuda"; "" if none can be made) and its library stream (a cudaStream_t
+// on cuda). For transports that queue work on the device themselves.
+struct DeviceView {
+  const char *(*name)() = nullptr;
+  void *(*stream)() = nullptr;
+};
+
 // What a transport is made from. All of it outlives the transport.
 struct TransportContext {
   const Comm &comm;
@@ -63,6 +72,7 @@ struct TransportContext {
   const Graph &graph;
   const Plan &plan;
   const Options &opts;
+  DeviceView device;
 };
 
 class Transport {
