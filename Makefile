@@ -72,14 +72,15 @@ test-device-tsan: deps
 # time slices, minutes in all), and the installed package
 # (tests/install/check.sh). This build is the other packaging case: static
 # libraries, a multiarch library directory (lib/<triplet>), and configured
-# as if GoogleTest were missing (the MPI tests build without it).
+# as if GoogleTest were missing (the MPI tests build without it); the
+# Fortran module is built and tested with Open MPI only.
 MPICH_BUILD ?= build-mpich
 test-mpich:
 	@scripts/install-deps.sh --mpich
 	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=Release -DSTF_BUILD_BENCH=OFF -DSTF_CUDA=OFF \
 	  -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
 	  -DSTF_MPIEXEC_FLAGS= -DBUILD_SHARED_LIBS=OFF -DCMAKE_INSTALL_LIBDIR=lib/$$(gcc -print-multiarch) \
-	  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON
+	  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DSTF_FORTRAN=OFF
 	cmake --build $(MPICH_BUILD) -j $(JOBS) --target test_many_sfs starforest starforest_apps
 	ctest --test-dir $(MPICH_BUILD) --output-on-failure -R '^(many_sfs_np2|install_consumers)$$'
 
