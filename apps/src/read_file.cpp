@@ -20,11 +20,15 @@ int read_file(const char *path, std::string *out) {
   char chunk[1 << 16];
   int n;
   while ((n = gzread(f, chunk, sizeof chunk)) > 0) out->append(chunk, n);
+  // A stream cut short reads as end of file (n == 0); only gzerror's
+  // Z_BUF_ERROR tells it from a complete one (trailer checked).
   int zerr = Z_OK;
-  const char *msg = n < 0 ? gzerror(f, &zerr) : nullptr;
-  std::string why = msg ? msg : "";
+  const char *msg = gzerror(f, &zerr);
+  const std::string why = msg ? msg : "";
   gzclose(f);
   if (n < 0) return fail(STF_ERR_ARG, "cannot read '%s': %s", path, why.c_str());
+  if (zerr == Z_BUF_ERROR)
+    return fail(STF_ERR_ARG, "'%s' is truncated: its compressed data ends before the end of the stream", path);
   return STF_SUCCESS;
 }
 #else

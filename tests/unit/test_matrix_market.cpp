@@ -200,6 +200,15 @@ TEST(MatrixMarket, PlainAndGzipFiles) {
   EXPECT_EQ(m.nnz, 2);
   EXPECT_EQ(m.val[0], 1.5);
   stf_coo_free(&m);
+  // Cut at every byte: an error every time, never a shorter matrix.
+  for (std::size_t cut = 1; cut < sizeof gz; cut++) {
+    f = std::fopen(zipped.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(gz, 1, cut, f);
+    std::fclose(f);
+    EXPECT_NE(stf_mm_read(zipped.c_str(), &m), STF_SUCCESS) << "cut after " << cut << " of " << sizeof gz << " bytes";
+    EXPECT_EQ(m.nnz, 0);
+  }
 #else
   EXPECT_EQ(stf_mm_read(zipped.c_str(), &m), STF_ERR_UNSUPPORTED);
   EXPECT_NE(std::string(stf_last_error_message()).find("no zlib"), std::string::npos) << stf_last_error_message();
