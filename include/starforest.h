@@ -302,21 +302,27 @@ int stf_view(stf_sf sf, FILE *out);
  * An SF whose plan is not set up yet is set up by the first begin
  * (collective). */
 
-/* Roots to leaves: leafdata[l] = leafdata[l] op rootdata[root(l)]. */
+/* Operand order: "x op y" below is what MPI_Reduce_local(x, y, ...) leaves
+ * in y (MPI's order, as PETSc's star forest applies user ops); only
+ * user-defined ops that do not commute tell the difference. */
+
+/* Roots to leaves: leafdata[l] = rootdata[root(l)] op leafdata[l]. */
 int stf_bcast_begin(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata,
                     MPI_Op op, stf_request *req);
 int stf_bcast_end(stf_sf sf, stf_request *req);
 int stf_bcast(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op);
 
-/* Leaves to roots: rootdata[r] = rootdata[r] op leafdata[l] for every leaf l of r. */
+/* Leaves to roots: rootdata[r] = leafdata[l] op rootdata[r] for every leaf l
+ * of r (several leaves of one root: in no particular order). */
 int stf_reduce_begin(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata,
                      MPI_Op op, stf_request *req);
 int stf_reduce_end(stf_sf sf, stf_request *req);
 int stf_reduce(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op);
 
 /* Fetch-and-op: leafupdate[l] receives the value of its root just before
- * leafdata[l] is combined into it. Contributions to one root are applied in
- * the order (leaf rank, leaf slot), so the result is deterministic. */
+ * leafdata[l] is combined into it (rootdata[r] = leafdata[l] op rootdata[r]).
+ * Contributions to one root are applied in the order (leaf rank, leaf slot),
+ * so the result is deterministic. */
 int stf_fetch_and_op_begin(stf_sf sf, MPI_Datatype unit, void *rootdata, const void *leafdata,
                            void *leafupdate, MPI_Op op, stf_request *req);
 int stf_fetch_and_op_end(stf_sf sf, stf_request *req);

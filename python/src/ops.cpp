@@ -102,7 +102,7 @@ void bind_sf_ops(nb::module_ &m, nb::class_<SF> &cls) {
         Args a = bcast_args(s, root, leaf, op, MPI_REPLACE, true);
         run([&] { return stf_bcast(s.sf, a.unit, a.buf[0].data, a.buf[1].data, a.op); });
       }, "rootdata"_a, "leafdata"_a, "op"_a = nb::none(),
-      "leafdata[l] = leafdata[l] op rootdata[root(l)] (op: MPI.Op or name, default replace).")
+      "leafdata[l] = rootdata[root(l)] op leafdata[l] (MPI_Reduce_local's order; op: MPI.Op or name, default replace).")
       .def("bcast_begin", [](nb::handle self, nb::handle root, nb::handle leaf, nb::handle op) {
         SF &s = nb::cast<SF &>(self);
         Args a = bcast_args(s, root, leaf, op, MPI_REPLACE, true);
@@ -114,7 +114,7 @@ void bind_sf_ops(nb::module_ &m, nb::class_<SF> &cls) {
         Args a = bcast_args(s, root, leaf, op, MPI_SUM, false);
         run([&] { return stf_reduce(s.sf, a.unit, a.buf[1].data, a.buf[0].data, a.op); });
       }, "leafdata"_a, "rootdata"_a, "op"_a = nb::none(),
-      "rootdata[r] = rootdata[r] op leafdata[l] for every leaf l of r (default sum).")
+      "rootdata[r] = leafdata[l] op rootdata[r] for every leaf l of r (default sum).")
       .def("reduce_begin", [](nb::handle self, nb::handle leaf, nb::handle root, nb::handle op) {
         SF &s = nb::cast<SF &>(self);
         Args a = bcast_args(s, root, leaf, op, MPI_SUM, false);

@@ -2,7 +2,7 @@
 // of an older or newer size), one error channel without repeated code
 // names (stf_set_error), failed begins that leave the request NULL, the
 // peer lists of stf_get_root_ranks / stf_get_leaf_ranks against the oracle,
-// and STF_MPI_NODE.
+// STF_MPI_NODE, and the operand order of user-defined ops.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -216,6 +216,43 @@ void mpi_node(Checker &ck) {
   stf_destroy(&sf);
 }
 
+// Not commutative (x op y with MPI_Reduce_local(x, y) gives 2y + x), so the
+// operand order the header states is checked: the target is MPI's inout.
+void twice_plus(void *in, void *inout, int *len, MPI_Datatype *) {
+  const double *x = static_cast<const double *>(in);
+  double *y = static_cast<double *>(inout);
+  for (int i = 0; i < *len; ++i) y[i] = 2 * y[i] + x[i];
+}
+
+// One leaf per rank on root 0 of the next rank: bcast, reduce and
+// fetch-and-op with a user-defined op that does not commute.
+void operand_order(Checker &ck) {
+  ck.context("operand order of user-defined ops");
+  MPI_Op op;
+  MPI_Op_create(twice_plus, 0, &op);
+  LocalGraph g;
+  g.nroots = 1;
+  g.iremote = {{(me + 1) % nranks, 0}};
+  stf_sf sf = make_sf(ck, g, MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
+  if (sf) {
+    const double mine = 10.0 * me + 1, next = 10.0 * ((me + 1) % nranks) + 1;
+    double root = mine, leaf = 1000 + me;
+    ck.code(stf_bcast(sf, MPI_DOUBLE, &root, &leaf, op), STF_SUCCESS, "bcast");
+    ck.check(leaf == 2 * (1000 + me) + next, "bcast: leaf %g, want 2 leaf + root = %g", leaf, 2 * (1000 + me) + next);
+    leaf = 1000 + me;
+    ck.code(stf_reduce(sf, MPI_DOUBLE, &leaf, &root, op), STF_SUCCESS, "reduce");
+    const double from = 1000 + (me + nranks - 1) % nranks;  // the leaf on my root
+    ck.check(root == 2 * mine + from, "reduce: root %g, want 2 root + leaf = %g", root, 2 * mine + from);
+    root = mine;
+    double old = -1;
+    ck.code(stf_fetch_and_op(sf, MPI_DOUBLE, &root, &leaf, &old, op), STF_SUCCESS, "fetch_and_op");
+    ck.check(root == 2 * mine + from && old == next, "fetch_and_op: root %g (want %g), old %g (want %g)", root,
+             2 * mine + from, old, next);
+    stf_destroy(&sf);
+  }
+  MPI_Op_free(&op);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -229,6 +266,7 @@ int main(int argc, char **argv) {
   failed_begins(ck);
   for (const NamedGraph &ng : standard_graphs(ck.seed(), 12, MPI_COMM_WORLD)) peers(ck, ng);
   mpi_node(ck);
+  operand_order(ck);
   int rc = ck.finish();
   MPI_Finalize();
   return rc;
