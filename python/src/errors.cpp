@@ -1,6 +1,5 @@
 // starforest.Error: a library error code and message as a Python exception.
 #include "common.h"
-#include "stf_apps.h"
 
 namespace stfpy {
 

@@ -21,12 +21,12 @@ bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList>
   return any;
 }
 
-namespace {
-
-inline int send(stf_request r, const Flow &f) {
+int post_sends(stf_request r, const Flow &f) {
   if (r->on_device) STF_CHECK(check_for_mpi(r, f.from, r->send_ptrs.data()));
   return r->leg_transport->post_send(*r->leg_channel, f.dir, Leg::forward, r->unit->packed_bytes, r->send_ptrs.data());
 }
+
+namespace {
 
 // Receives into user memory overwrite, so they need REPLACE; the receiving
 // space may forbid them (device data on the staged path or in model C).
@@ -105,15 +105,13 @@ int one_way_begin(stf_request r, Direction d) {
     STF_CHECK(device_defer_sends(r, f));
   } else {
     STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // sends leave in begin order
-    STF_CHECK(send(r, f));
+    STF_CHECK(post_sends(r, f));
   }
   count_messages(r, f.from, f.to);
   STF_CHECK(self_part(r, f));
   if (deferred) device_queue_deferred_sends(r, d);
   return STF_SUCCESS;
 }
-
-int post_sends(stf_request r, const Flow &f) { return send(r, f); }
 
 int one_way_test(stf_request r, Direction d, bool *done) {
   Flow f = flow(r, d);
