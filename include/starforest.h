@@ -228,6 +228,30 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              STF_ERR_UNSUPPORTED on every rank where it cannot run (a
  *              build without NVSHMEM, no GPU, the active device not "cuda",
  *              NVSHMEM failing to start); see the README.
+ * Node-aware strategies (nodes: the ranks that share memory, or groups of
+ * -stf_ranks_per_node K consecutive ranks). bcast and reduce (every unit
+ * and op, host or device data) run in steps over SFs of their own; a root
+ * value needed by several leaves of one node crosses to that node once,
+ * and a reduce combines the contributions of one node with the op there
+ * before they cross. Fetch-and-op, gather and scatter use basic:
+ *   "3step"    values for another node are gathered on one rank of their
+ *              node, one message per pair of nodes and direction, then
+ *              forwarded inside the destination node;
+ *   "2step"    each rank sends straight to one rank of each other node
+ *              (the one with its local rank, modulo that node's size),
+ *              which forwards inside its node;
+ *   "split"    3step with a node pair's values cut into chunks of at most
+ *              -stf_split_bytes B bytes (default 16384) per message, each
+ *              chunk with its own sender and receiver, so that several
+ *              ranks of a node share the traffic between nodes.
+ *              A node's leader gives the chunks it receives (and those it
+ *              is asked to send) to its ranks largest first, each to the
+ *              rank with the fewest values so far.
+ *   -stf_node_transport and -stf_net_transport (default basic) name the
+ *   transports of the steps inside a node and between nodes. Set-up
+ *   (collective) plans the steps; split plans again, once, for each
+ *   new unit size. Operations of such an SF may be ended in any order:
+ *   ending one finishes those begun before it.
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);

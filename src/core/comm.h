@@ -11,7 +11,7 @@
 // Tags are handed out in creation order, which is the same on every rank
 // (stf_create is collective), from a counter that never goes back, so every
 // rank gives an SF the same block. When a duplicate's tags run out (MPI_TAG_UB
-// / kTagsPerSf SFs: 16 million with MPICH's 2^28 - 1), the next SF gets a new
+// / kTagsPerSf SFs: 17 million with MPICH's 2^28 - 1), the next SF gets a new
 // duplicate.
 #pragma once
 
@@ -26,6 +26,8 @@ enum class Tag : int {
   fetch_return,  // fetch-and-op old values, sent from end
   discovery,     // set-up
   subplan,       // deriving a sub-SF's plan from its parent's
+  node_request,  // node-aware set-up: a node's aggregators ask another node's leader
+  node_reply,    //   and its answers
   transport,     // first of kTransportTags tags a transport may use as it likes
 };
 constexpr int kTransportTags = 8;

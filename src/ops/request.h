@@ -17,6 +17,7 @@ enum class OpKind { bcast, reduce, fetch_and_op, degree, gather, scatter };
 const char *op_kind_name(OpKind k);
 
 struct DeviceState;
+struct StagedOp;  // an operation of a node-aware strategy (sf/strategy.h)
 
 }  // namespace stf
 
@@ -55,6 +56,10 @@ struct stf_request_s {
   // uses of the slot (device buffers, events).
   std::unique_ptr<stf::DeviceState> device;
   bool on_device = false;
+
+  // Set while the SF's strategy runs this operation (its steps hold the
+  // data; this slot only carries the request's identity).
+  stf::StagedOp *staged = nullptr;
 
   stf_request_s();
   ~stf_request_s();

@@ -75,9 +75,9 @@ int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector
 
 }  // namespace
 
-int discover(const Comm &c, TwoSided algo, const Messages &wanted, Messages *asked) {
+int discover(const Comm &c, TwoSided algo, const Messages &wanted, Messages *asked, Tag which) {
   const MPI_Comm comm = c.comm;
-  const int tag = c.tag(Tag::discovery);
+  const int tag = c.tag(which);
   std::vector<Received> got;
   STF_CHECK(algo == TwoSided::nbx ? nbx(comm, tag, wanted, &got) : allreduce_counts(comm, tag, wanted, &got));
   std::sort(got.begin(), got.end(), [](const Received &a, const Received &b) { return a.rank < b.rank; });

@@ -11,8 +11,9 @@ namespace stf {
 // Collective. `wanted` lists, per root-owning rank (never this rank), the
 // root offsets this rank's leaves point to. Returns, per leaf-owning rank,
 // the offsets it asked for, in the order it listed them. Messages carry the
-// SF's discovery tag: other SFs on the communicator may be discovering too.
-// NBX keeps memory O(neighbours); allreduce needs O(communicator size).
-int discover(const Comm &comm, TwoSided algo, const Messages &wanted, Messages *asked);
+// SF's discovery tag (or `tag` of its block): other SFs on the communicator
+// may be discovering too. NBX keeps memory O(neighbours); allreduce needs
+// O(communicator size).
+int discover(const Comm &comm, TwoSided algo, const Messages &wanted, Messages *asked, Tag tag = Tag::discovery);
 
 }  // namespace stf

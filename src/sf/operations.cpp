@@ -13,6 +13,21 @@ int check_memtype(int m, OpKind kind) {
   return STF_SUCCESS;
 }
 
+// A bcast or reduce run by the SF's strategy: a request slot of the SF for
+// its identity, the strategy's own operation for the data.
+int begin_staged(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *req) {
+  stf_request r = nullptr;
+  STF_CHECK(acquire_request(sf->engine, sf->engine, a.kind, res.unit->extent, &r));
+  const int rc = sf->strategy->begin(a, res, &r->staged);
+  if (rc) {
+    r->staged = nullptr;
+    release_request(r);
+    return rc;
+  }
+  *req = r;
+  return STF_SUCCESS;
+}
+
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
 int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
@@ -26,11 +41,31 @@ int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
   Resolved res;
   STF_CHECK(resolve_unit(a, &res));
   STF_CHECK(ensure_setup(mover));
+  if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_staged(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
+}
+
+// Finish (wait) or test a strategy's operation; the slot goes back when done.
+int advance_staged(stf_sf owner, stf_request *req, bool wait, int *done) {
+  stf_request r = *req;
+  bool finished = false;
+  const int rc = owner->strategy->advance(r->staged, wait, &finished);
+  if (done) *done = finished;
+  if (rc || finished) {  // a failed step leaves nothing to wait for in this slot
+    r->staged = nullptr;
+    release_request(r);
+    *req = nullptr;
+  }
+  return rc;
 }
 
 int end(stf_sf owner, stf_request *req, OpKind kind) {
   STF_CHECK(check_sf(owner));
+  stf_request r = nullptr;
+  if (req && *req && (*req)->staged) {
+    STF_CHECK(take_request(owner->engine, req, kind, &r));
+    return advance_staged(owner, req, true, nullptr);
+  }
   return end_operation(owner->engine, req, kind);
 }
 
@@ -98,6 +133,12 @@ extern "C" int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multi
 }
 extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) {
   STF_CHECK(stf::check_sf(sf));
+  if (done && req && *req && (*req)->staged) {
+    stf_request r = nullptr;
+    *done = 0;
+    STF_CHECK(stf::take_request(sf->engine, req, (*req)->kind, &r));
+    return stf::advance_staged(sf, req, false, done);
+  }
   return stf::test_operation(sf->engine, req, done);
 }
 

@@ -1,6 +1,8 @@
 // The options of every layer in one list: stf_set_options, per-SF option
 // strings, STF_* variables and the help text all read it. Transports and
 // devices bring theirs from their registries.
+#include <algorithm>
+
 #include "core/error.h"
 #include "device/registry.h"
 #include "sf/sf.h"
@@ -12,7 +14,8 @@ const OptionSpecs &all_option_specs() {
   static const OptionSpecs specs = [] {
     OptionSpecs s = {&transport_option()};
     for (const TransportKind &k : transport_kinds())
-      for (const OptionSpec *o : k.options) s.push_back(o);
+      for (const OptionSpec *o : k.options)
+        if (std::find(s.begin(), s.end(), o) == s.end()) s.push_back(o);  // rows may share options
     for (const OptionSpec *o : base_option_specs()) s.push_back(o);
     s.push_back(&device_option());
     return s;

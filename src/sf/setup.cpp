@@ -42,7 +42,9 @@ int ensure_setup(stf_sf sf) {
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   auto plan = std::make_unique<Plan>();
   STF_CHECK(build_plan(*sf, *sf, sf->opts, plan.get()));
-  return install_plan(sf, std::move(plan));
+  STF_CHECK(install_plan(sf, std::move(plan)));
+  if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
+  return STF_SUCCESS;
 }
 
 }  // namespace stf

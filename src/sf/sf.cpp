@@ -30,6 +30,7 @@ bool valid_mode(stf_copy_mode m) {
 void clear(stf_sf sf) {
   if (sf->multi) stf_destroy(&sf->multi);
   engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
+  sf->strategy.reset();
   sf->transport.reset();
   sf->plan.reset();
   sf->topology = nullptr;

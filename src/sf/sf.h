@@ -13,6 +13,7 @@
 #include "graph/graph.h"
 #include "ops/engine.h"
 #include "plan/plan.h"
+#include "sf/strategy.h"
 #include "transport/transport.h"
 
 namespace stf {
@@ -30,6 +31,7 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   std::unique_ptr<stf::Plan> plan;  // built by stf_setup
   const stf::Topology *topology = nullptr;  // set up with the plan; shared, owned by the communicator
   std::unique_ptr<stf::Transport> transport;
+  std::unique_ptr<stf::Strategy> strategy;  // node-aware bcast and reduce, when -stf_type names one
   stf::Engine engine;               // requests, counters, device index copies
   std::vector<stf_int> degree;      // valid once degree_known
   bool degree_known = false;

@@ -21,6 +21,7 @@ extern "C" int stf_get_stats(stf_sf sf, stf_stats *stats) {
                           "e.g. stf_stats s = stf_stats_init())",
                           stats->size, kFirstSize);
   stf_stats mine = sf->engine.stats;
+  if (sf->strategy) sf->strategy->add_stats(&mine);
   mine.size = std::min(stats->size, sizeof(stf_stats));
   std::memcpy(stats, &mine, mine.size);
   return STF_SUCCESS;
@@ -29,5 +30,6 @@ extern "C" int stf_get_stats(stf_sf sf, stf_stats *stats) {
 extern "C" int stf_reset_stats(stf_sf sf) {
   STF_CHECK(stf::check_sf(sf));
   sf->engine.stats = stf_stats{};
+  if (sf->strategy) sf->strategy->reset_stats();
   return STF_SUCCESS;
 }

@@ -72,6 +72,7 @@ std::string describe(stf_sf sf) {
     << "\n";
   const std::string transport = sf->transport->describe_rank();
   if (!transport.empty()) s << "  " << transport << "\n";
+  if (sf->strategy) s << sf->strategy->describe_rank();
   describe_messages(s, "roots -> leaves, sent to (bcast)", p.root, p.root_lists, ", no pack");
   describe_messages(s, "roots -> leaves, received from (bcast)", p.leaf, p.leaf_lists, ", no unpack for REPLACE");
   s << "  self: " << p.self_leaf.n << " edge(s)";
@@ -100,7 +101,9 @@ extern "C" int stf_view(stf_sf sf, FILE *out) {
   STF_MPI(MPI_Gatherv(mine.data(), len, MPI_CHAR, &all[0], lens.data(), displs.data(), MPI_CHAR, 0, sf->comm));
   if (sf->rank == 0) {
     // Every rank has the same transport; set up, it describes itself.
-    std::string transport = sf->transport ? sf->transport->describe() : sf->opts.type;
+    std::string transport = sf->strategy    ? sf->strategy->describe()
+                            : sf->transport ? sf->transport->describe()
+                                            : sf->opts.type;
     std::string nodes = sf->topology ? ", " + stf::node_layout(*sf->topology) : "";
     std::fprintf(out,
                  "star forest on %d rank(s)%s, transport %s, two-sided discovery %s, device data: stream model %s, "

@@ -1,5 +1,6 @@
 #include "transport/registry.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "core/error.h"
@@ -21,6 +22,16 @@ const TransportKind *find_kind(const std::string &name) {
   for (const TransportKind &k : transport_kinds())
     if (name == k.name) return &k;
   return nullptr;
+}
+
+// -stf_node_transport and -stf_net_transport: any transport but a strategy.
+int step_transport(const char *name, const std::string &v, Options *o) {
+  const TransportKind *k = find_kind(v);
+  if (!k || k->node_aware)
+    return set_error(STF_ERR_OPTION, "-%s '%s' is not a transport (a strategy's steps need one, e.g. basic)", name,
+                     v.c_str());
+  o->extra[name] = v;
+  return STF_SUCCESS;
 }
 
 std::string kind_names(const char *separator) {
@@ -50,8 +61,44 @@ const std::vector<TransportKind> &transport_kinds() {
        {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option}},
       {"nvshmem", nvshmem_help, {true, false, false}, make_nvshmem_transport,
        {&nvshmem_slots_option, &nvshmem_unit_bytes_option}},
+      {"2step",
+       "node-aware bcast/reduce: each rank sends to one rank of each other node, which forwards inside its node",
+       {}, make_basic_transport, {&split_bytes_option, &node_transport_option, &net_transport_option}, true},
+      {"3step",
+       "node-aware bcast/reduce: values gathered inside the node, one message per pair of nodes, forwarded inside "
+       "the destination node; values needed twice on a node cross once",
+       {}, make_basic_transport, {&split_bytes_option, &node_transport_option, &net_transport_option}, true},
+      {"split", "3step with messages between nodes cut at -stf_split_bytes, spread over the ranks of both nodes", {},
+       make_basic_transport, {&split_bytes_option, &node_transport_option, &net_transport_option}, true},
   };
   return kinds;
+}
+
+const OptionSpec split_bytes_option = {
+    "stf_split_bytes", "STF_SPLIT_BYTES", "1..1073741824",
+    "split strategy: most bytes of one message between two nodes; a node pair's larger volume is cut into "
+    "chunks sent by different ranks (default 16384)",
+    "16384", [](const std::string &v, Options *o) {
+      char *end = nullptr;
+      const long x = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || x < 1 || x > (1L << 30))
+        return set_error(STF_ERR_OPTION, "-stf_split_bytes expects a whole number from 1 to 1073741824, got '%s'",
+                         v.c_str());
+      o->extra["stf_split_bytes"] = v;
+      return static_cast<int>(STF_SUCCESS);
+    }};
+const OptionSpec node_transport_option = {
+    "stf_node_transport", "STF_NODE_TRANSPORT", "a transport",
+    "node-aware strategies: transport of the steps inside a node (default basic)", "basic",
+    [](const std::string &v, Options *o) { return step_transport("stf_node_transport", v, o); }};
+const OptionSpec net_transport_option = {
+    "stf_net_transport", "STF_NET_TRANSPORT", "a transport",
+    "node-aware strategies: transport of the step between nodes (default basic)", "basic",
+    [](const std::string &v, Options *o) { return step_transport("stf_net_transport", v, o); }};
+
+bool is_node_aware(const std::string &name) {
+  const TransportKind *k = find_kind(name);
+  return k && k->node_aware;
 }
 
 const OptionSpec &transport_option() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "transport/transport.h"
@@ -26,11 +27,17 @@ struct TransportKind {
   // communicators or windows at set-up).
   int (*create)(const TransportContext &ctx, std::unique_ptr<Transport> *out);
   std::vector<const OptionSpec *> options;  // options of its own (kept in Options::extra)
+  // A node-aware strategy (2step, 3step, split): bcast and reduce run as
+  // steps over SFs of their own (src/nodeaware/); create makes the SF's own
+  // transport, which carries the other operations.
+  bool node_aware = false;
 };
 
 const std::vector<TransportKind> &transport_kinds();
 // -stf_type, whose values are the table's names.
 const OptionSpec &transport_option();
+// Whether -stf_type `name` is a node-aware strategy.
+bool is_node_aware(const std::string &name);
 // The transport named by ctx.opts.type, wrapped with the basic fallback for
 // what it cannot do. Collective.
 int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
@@ -52,5 +59,9 @@ extern const OptionSpec window_sync_option;
 extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option;
 // nvshmem.cpp: regions per peer, bytes per unit a region holds.
 extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option;
+// The node-aware strategies' options (read by src/nodeaware/): split's cap on
+// the bytes of one message between nodes, and the transports of the steps
+// inside a node and between nodes.
+extern const OptionSpec split_bytes_option, node_transport_option, net_transport_option;
 
 }  // namespace stf

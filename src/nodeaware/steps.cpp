@@ -1,0 +1,331 @@
+// Planning a node-aware strategy's steps (steps.h). Set-up is sparse: each
+// node's leader learns only what its own node needs and what other nodes ask
+// of it (one gather and scatters on the node communicator, one NBX exchange
+// between the aggregators and the leaders of the nodes they read from).
+#include "nodeaware/steps.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "core/error.h"
+#include "plan/discovery.h"
+
+namespace stf {
+namespace {
+
+static_assert(sizeof(stf_int) == sizeof(int), "lists travel as MPI_INT");
+
+struct Key {
+  stf_int rank, offset;  // a root: its owner and its offset there
+};
+bool operator<(const Key &a, const Key &b) { return a.rank != b.rank ? a.rank < b.rank : a.offset < b.offset; }
+bool operator==(const Key &a, const Key &b) { return a.rank == b.rank && a.offset == b.offset; }
+
+using Lists = std::vector<std::vector<stf_int>>;  // one list per local rank
+
+// Variable-length lists to and from local rank 0 of a node communicator.
+int gather_lists(MPI_Comm comm, const std::vector<stf_int> &mine, int size, int rank, Lists *all) {
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> counts(rank == 0 ? size : 0), displs;
+  STF_MPI(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  std::vector<stf_int> flat;
+  if (rank == 0) {
+    displs.assign(size, 0);
+    for (int p = 1; p < size; p++) displs[p] = displs[p - 1] + counts[p - 1];
+    flat.resize(displs.back() + counts.back());
+  }
+  STF_MPI(MPI_Gatherv(mine.data(), n, MPI_INT, flat.data(), counts.data(), displs.data(), MPI_INT, 0, comm));
+  all->assign(rank == 0 ? size : 0, {});
+  for (int p = 0; p < static_cast<int>(all->size()); p++)
+    (*all)[p].assign(flat.begin() + displs[p], flat.begin() + displs[p] + counts[p]);
+  return STF_SUCCESS;
+}
+
+int scatter_lists(MPI_Comm comm, const Lists &all, int rank, std::vector<stf_int> *mine) {
+  std::vector<int> counts, displs;
+  std::vector<stf_int> flat;
+  if (rank == 0)
+    for (const auto &l : all) {
+      displs.push_back(static_cast<int>(flat.size()));
+      counts.push_back(static_cast<int>(l.size()));
+      flat.insert(flat.end(), l.begin(), l.end());
+    }
+  int n = 0;
+  STF_MPI(MPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, 0, comm));
+  mine->assign(n, 0);
+  STF_MPI(MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_INT, mine->data(), n, MPI_INT, 0, comm));
+  return STF_SUCCESS;
+}
+
+// Largest first, each to the least loaded of `ways` (lowest index on ties;
+// equal sizes keep the caller's order): each item's owner and its offset
+// in the owner's buffer.
+struct Placed {
+  int owner;
+  stf_int offset;
+};
+std::vector<Placed> balance(const std::vector<stf_int> &sizes, int ways) {
+  std::vector<int> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] > sizes[b]; });
+  std::vector<stf_int> load(ways, 0);
+  std::vector<Placed> out(sizes.size());
+  for (int i : order) {
+    const int w = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    out[i] = {w, load[w]};
+    load[w] += sizes[i];
+  }
+  return out;
+}
+
+int global_rank(const Topology &t, int node, int local) { return t.node_ranks[t.node_offset[node] + local]; }
+
+// The receiving node's leader: given each local rank's keys (flat pairs),
+// decide which rank receives each distinct key, in which slot, and which
+// local rank gives a reduce's first contribution to it. Returns, per local
+// rank, the answer for its keys (receiver, slot, first: 3 per key) and its
+// receive buffer as chunks (source node or -1 for 2step, count, keys).
+void lead_receiving_node(const Topology &t, NodeAwareKind kind, stf_int chunk_units, const Lists &asked,
+                         Lists *answers, Lists *groups) {
+  const int L = t.local_size;
+  auto by_node = [&](const Key &a, const Key &b) {
+    const int na = t.node_of[a.rank], nb = t.node_of[b.rank];
+    return na != nb ? na < nb : a < b;
+  };
+  std::vector<Key> uniq;
+  for (const auto &l : asked)
+    for (std::size_t j = 0; j + 1 < l.size(); j += 2) uniq.push_back({l[j], l[j + 1]});
+  std::sort(uniq.begin(), uniq.end(), by_node);
+  uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
+  const stf_int nu = static_cast<stf_int>(uniq.size());
+
+  std::vector<int> receiver(nu);
+  std::vector<stf_int> slot(nu);
+  // Per local rank, its chunks in slot order: (source node, first key, count).
+  struct Chunk {
+    int node;
+    stf_int start, n;
+  };
+  std::vector<std::vector<Chunk>> chunks_of(L);
+  if (kind == NodeAwareKind::two_step) {
+    std::vector<stf_int> count(L, 0);
+    for (stf_int u = 0; u < nu; u++) {
+      receiver[u] = t.local_rank_of[uniq[u].rank] % L;
+      slot[u] = count[receiver[u]]++;
+    }
+    for (int a = 0; a < L; a++) chunks_of[a].push_back({-1, 0, count[a]});  // keys listed below
+  } else {
+    std::vector<Chunk> chunks;
+    for (stf_int s = 0, e = 0; s < nu; s = e) {  // keys [s, e) come from one node
+      const int node = t.node_of[uniq[s].rank];
+      while (e < nu && t.node_of[uniq[e].rank] == node) e++;
+      const stf_int n = e - s, c = chunk_units > 0 ? (n + chunk_units - 1) / chunk_units : 1;
+      for (stf_int k = 0; k < c; k++) {
+        const stf_int a = s + n * k / c, b = s + n * (k + 1) / c;
+        chunks.push_back({node, a, b - a});
+      }
+    }
+    std::vector<stf_int> sizes;
+    for (const Chunk &c : chunks) sizes.push_back(c.n);
+    const std::vector<Placed> placed = balance(sizes, L);
+    std::vector<std::vector<std::pair<stf_int, int>>> order(L);  // (offset, chunk) per receiver
+    for (std::size_t i = 0; i < chunks.size(); i++) {
+      order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
+      for (stf_int j = 0; j < chunks[i].n; j++) {
+        receiver[chunks[i].start + j] = placed[i].owner;
+        slot[chunks[i].start + j] = placed[i].offset + j;
+      }
+    }
+    for (int a = 0; a < L; a++) {
+      std::sort(order[a].begin(), order[a].end());
+      for (const auto &oc : order[a]) chunks_of[a].push_back(chunks[oc.second]);
+    }
+  }
+
+  // Who gives a reduce's first contribution to each key: its receiver if it
+  // needs the key itself (no message), else the lowest local rank.
+  std::vector<std::pair<Key, stf_int>> index(nu);
+  for (stf_int u = 0; u < nu; u++) index[u] = {uniq[u], u};
+  std::sort(index.begin(), index.end());
+  auto find = [&](const Key &k) {
+    return std::lower_bound(index.begin(), index.end(), std::make_pair(k, stf_int(-1)))->second;
+  };
+  std::vector<int> first(nu, -1);
+  for (int p = 0; p < L; p++)
+    for (std::size_t j = 0; j + 1 < asked[p].size(); j += 2) {
+      const stf_int u = find({asked[p][j], asked[p][j + 1]});
+      if (first[u] == -1 || (p == receiver[u] && first[u] != p)) first[u] = p;
+    }
+
+  answers->assign(L, {});
+  for (int p = 0; p < L; p++)
+    for (std::size_t j = 0; j + 1 < asked[p].size(); j += 2) {
+      const stf_int u = find({asked[p][j], asked[p][j + 1]});
+      (*answers)[p].insert((*answers)[p].end(), {global_rank(t, t.node, receiver[u]), slot[u], first[u] == p});
+    }
+  groups->assign(L, {});
+  std::vector<std::vector<stf_int>> two_step_keys(L);
+  if (kind == NodeAwareKind::two_step)
+    for (stf_int u = 0; u < nu; u++) two_step_keys[receiver[u]].insert(two_step_keys[receiver[u]].end(), {uniq[u].rank, uniq[u].offset});
+  for (int a = 0; a < L; a++)
+    for (const Chunk &c : chunks_of[a]) {
+      if (c.n == 0) continue;
+      std::vector<stf_int> &g = (*groups)[a];
+      g.insert(g.end(), {c.node, c.n});
+      if (kind == NodeAwareKind::two_step) g.insert(g.end(), two_step_keys[a].begin(), two_step_keys[a].end());
+      else
+        for (stf_int j = 0; j < c.n; j++) g.insert(g.end(), {uniq[c.start + j].rank, uniq[c.start + j].offset});
+    }
+}
+
+// A chunk this rank receives: where its keys are in `group`.
+struct Wanted {
+  int node;
+  stf_int n;
+  std::size_t keys;  // index of its first key in the group list
+};
+
+std::vector<Wanted> parse_group(const std::vector<stf_int> &group) {
+  std::vector<Wanted> out;
+  for (std::size_t i = 0; i + 1 < group.size(); i += 2 + 2 * group[i + 1])
+    out.push_back({group[i], group[i + 1], i + 2});
+  return out;
+}
+
+// 3step and split: ask each source node's leader for my chunks, let the
+// leaders give them to their ranks (the gather step), and learn who sends
+// each chunk from where (the cross step's roots).
+int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out) {
+  const Topology &t = *sf->topology;
+  const std::vector<Wanted> wanted = parse_group(group);
+  std::map<int, std::vector<stf_int>> to_leader;  // leader rank -> [chunk, n, keys...]...
+  std::map<int, int> chunks_to;
+  for (std::size_t c = 0; c < wanted.size(); c++) {
+    const int leader = global_rank(t, wanted[c].node, 0);
+    std::vector<stf_int> &m = to_leader[leader];
+    m.insert(m.end(), {static_cast<stf_int>(c), wanted[c].n});
+    m.insert(m.end(), group.begin() + wanted[c].keys, group.begin() + wanted[c].keys + 2 * wanted[c].n);
+    chunks_to[leader]++;
+  }
+  Messages requests, asked;
+  for (const auto &lm : to_leader) {
+    requests.ranks.push_back(lm.first);
+    requests.idx.insert(requests.idx.end(), lm.second.begin(), lm.second.end());
+    requests.offset.push_back(static_cast<stf_int>(requests.idx.size()));
+  }
+  STF_CHECK(discover(*sf, sf->opts.twosided, requests, &asked, Tag::node_request));
+
+  // The source node's leader: give the chunks asked of this node to its ranks.
+  Lists sends(t.local_rank == 0 ? t.local_size : 0);
+  std::vector<std::vector<stf_int>> replies(asked.count());
+  std::vector<MPI_Request> reply_reqs;
+  if (t.local_rank == 0) {
+    struct Item {
+      int from;        // index in asked
+      stf_int chunk, n;
+      stf_int keys;    // index in asked.idx
+    };
+    std::vector<Item> items;
+    std::vector<stf_int> sizes;
+    for (int k = 0; k < asked.count(); k++)
+      for (stf_int i = asked.offset[k]; i + 1 < asked.offset[k + 1]; i += 2 + 2 * asked.idx[i + 1]) {
+        items.push_back({k, asked.idx[i], asked.idx[i + 1], i + 2});
+        sizes.push_back(asked.idx[i + 1]);
+      }
+    const std::vector<Placed> placed = balance(sizes, t.local_size);
+    std::vector<std::vector<std::pair<stf_int, int>>> order(t.local_size);
+    for (std::size_t i = 0; i < items.size(); i++) {
+      order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
+      replies[items[i].from].insert(replies[items[i].from].end(),
+                                    {items[i].chunk, global_rank(t, t.node, placed[i].owner), placed[i].offset});
+    }
+    for (int s = 0; s < t.local_size; s++) {
+      std::sort(order[s].begin(), order[s].end());
+      for (const auto &oc : order[s]) {
+        const Item &it = items[oc.second];
+        sends[s].insert(sends[s].end(), asked.idx.begin() + it.keys, asked.idx.begin() + it.keys + 2 * it.n);
+      }
+    }
+    reply_reqs.resize(asked.count());
+    for (int k = 0; k < asked.count(); k++)
+      STF_MPI(MPI_Isend(replies[k].data(), static_cast<int>(replies[k].size()), MPI_INT, asked.ranks[k],
+                        sf->tag(Tag::node_reply), sf->comm, &reply_reqs[k]));
+  }
+  std::vector<stf_int> send_keys;
+  STF_CHECK(scatter_lists(t.node_comm, sends, t.local_rank, &send_keys));
+  out->gather.nroots = sf->nroots;
+  for (std::size_t j = 0; j + 1 < send_keys.size(); j += 2) out->gather.roots.push_back({send_keys[j], send_keys[j + 1]});
+  out->send_units = static_cast<stf_int>(out->gather.roots.size());
+
+  // My chunks' senders and their offsets in the senders' buffers.
+  std::vector<std::pair<int, stf_int>> source(wanted.size());  // (rank, offset) per chunk
+  for (const auto &lc : chunks_to) {
+    std::vector<stf_int> reply(3 * lc.second);
+    STF_MPI(MPI_Recv(reply.data(), static_cast<int>(reply.size()), MPI_INT, lc.first, sf->tag(Tag::node_reply),
+                     sf->comm, MPI_STATUS_IGNORE));
+    for (std::size_t j = 0; j < reply.size(); j += 3) source[reply[j]] = {reply[j + 1], reply[j + 2]};
+  }
+  out->cross.nroots = out->send_units;
+  for (std::size_t c = 0; c < wanted.size(); c++)
+    for (stf_int j = 0; j < wanted[c].n; j++) out->cross.roots.push_back({source[c].first, source[c].second + j});
+  STF_MPI(MPI_Waitall(static_cast<int>(reply_reqs.size()), reply_reqs.data(), MPI_STATUSES_IGNORE));
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out) {
+  const Topology &t = *sf->topology;
+  *out = StepGraphs();
+  out->local.nroots = sf->nroots;
+  // My edges: those inside my node go directly; the others by key.
+  std::vector<stf_int> remote_slots;
+  std::vector<Key> remote_keys;
+  for (stf_int i = 0; i < sf->nleaves; i++) {
+    const stf_node &r = sf->iremote[i];
+    const stf_int slot = sf->ilocal ? sf->ilocal[i] : i;
+    if (t.same_node(r.rank)) {
+      out->local.leaves.push_back(slot);
+      out->local.roots.push_back(r);
+    } else {
+      remote_slots.push_back(slot);
+      remote_keys.push_back({r.rank, r.index});
+    }
+  }
+  std::vector<Key> keys = remote_keys;
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<stf_int> flat;
+  for (const Key &k : keys) flat.insert(flat.end(), {k.rank, k.offset});
+
+  Lists asked, answers, groups;
+  STF_CHECK(gather_lists(t.node_comm, flat, t.local_size, t.local_rank, &asked));
+  if (t.local_rank == 0) lead_receiving_node(t, kind, chunk_units, asked, &answers, &groups);
+  std::vector<stf_int> answer, group;
+  STF_CHECK(scatter_lists(t.node_comm, answers, t.local_rank, &answer));
+  STF_CHECK(scatter_lists(t.node_comm, groups, t.local_rank, &group));
+
+  for (const Wanted &w : parse_group(group)) out->recv_units += w.n;
+  if (kind == NodeAwareKind::two_step) {
+    out->cross.nroots = sf->nroots;
+    for (std::size_t j = 2; j + 1 < group.size(); j += 2) out->cross.roots.push_back({group[j], group[j + 1]});
+  } else {
+    STF_CHECK(connect_nodes(sf, group, out));
+  }
+
+  // The leaves that read from other nodes, through the receive buffers.
+  out->first.nroots = out->rest.nroots = out->recv_units;
+  std::vector<char> given(keys.size(), 0);
+  for (std::size_t i = 0; i < remote_slots.size(); i++) {
+    const std::size_t k = std::lower_bound(keys.begin(), keys.end(), remote_keys[i]) - keys.begin();
+    const stf_node from = {answer[3 * k], answer[3 * k + 1]};
+    StepGraph &g = answer[3 * k + 2] && !given[k] ? out->first : out->rest;
+    if (&g == &out->first) given[k] = 1;
+    g.leaves.push_back(remote_slots[i]);
+    g.roots.push_back(from);
+  }
+  return STF_SUCCESS;
+}
+
+}  // namespace stf

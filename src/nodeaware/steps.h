@@ -1,0 +1,54 @@
+// The steps of a node-aware bcast, as graphs on this rank (a reduce runs
+// them backwards). After Bienz, Gropp and Olson, "Node aware sparse
+// matrix-vector multiplication", J. Parallel Distrib. Comput. 130, 2019
+// (2-step and 3-step), and Lockhart, Bienz, Gropp and Olson, "Performance
+// analysis and optimal node-aware communication for enlarged conjugate
+// gradient methods", ACM Trans. Parallel Comput. 10(1), 2023 (split).
+//
+// A root value needed on another node travels once to that node (the key
+// (owner rank, offset) is exact): into a receive buffer slot of one rank of
+// the destination node (its aggregator for that value), from which the
+// leaves of that node read it. 3step first gathers the values one node sends
+// to another into a send buffer on one rank of the source node, so that one
+// message crosses per pair of nodes; 2step sends from the owner itself, to
+// the destination rank of its own local rank (modulo the node's size).
+// split cuts a node pair's values into chunks of at most chunk_units, each
+// with its own sender and receiver.
+//
+// Who handles what (both sides decide alone, by the node's leader): the
+// chunks a node receives (3step, split) are given to its ranks largest
+// first, each to the rank with the fewest units so far (lowest local rank
+// on ties); the source node's leader gives the chunks it is asked for to
+// its ranks by the same rule.
+#pragma once
+
+#include <vector>
+
+#include "sf/sf.h"
+
+namespace stf {
+
+enum class NodeAwareKind { two_step, three_step, split };
+
+// One step's graph on this rank, as stf_set_graph takes it.
+struct StepGraph {
+  stf_int nroots = 0;
+  std::vector<stf_int> leaves;  // leaf slots; empty: 0 .. roots.size() - 1
+  std::vector<stf_node> roots;  // per leaf
+  bool empty() const { return roots.empty(); }
+};
+
+struct StepGraphs {
+  StepGraph local;    // L: user roots -> user leaves on the same node
+  StepGraph gather;   // S (3step, split): user roots -> this rank's send buffer
+  StepGraph cross;    // G: send buffers (2step: user roots) -> receive buffers on other nodes
+  StepGraph first;    // R: receive buffer -> user leaves, one leaf per receive slot
+  StepGraph rest;     //   and the other leaves (a reduce combines them after `first`)
+  stf_int send_units = 0, recv_units = 0;  // this rank's send and receive buffers
+};
+
+// Collective over sf's communicator (set up: plan and topology exist).
+// chunk_units: split's most units in one message between nodes.
+int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out);
+
+}  // namespace stf

@@ -1,0 +1,348 @@
+// The node-aware strategies (steps.h) behind an SF's bcast and reduce: each
+// step is an SF of its own (same communicator, its own tags), run with the
+// user's unit, op and memory; the values between steps wait in buffers where
+// the data lives (device memory for device data), so the device kernels do
+// the packing and a reduce's combining on the way.
+//
+// A bcast: L and S begin; S ends, G runs; R runs; L ends. A reduce: L and
+// R's first leaves (REPLACE into the receive buffer) begin; R's other leaves
+// combine with the op; G; L ends before S combines into the roots, so that
+// with MPI_REPLACE two steps never write one root at once. begin takes the
+// steps up to the first wait; end (or stf_test, without waiting) the rest.
+// A step SF's operations must begin in the same order on every rank, but
+// users may end operations in any order: so an operation takes its later
+// steps only after every operation begun before it has finished (ending one
+// finishes the older ones first).
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "core/error.h"
+#include "nodeaware/steps.h"
+#include "transport/registry.h"
+
+namespace stf {
+
+namespace {
+
+enum Step { L, S, G, R1, R2, kSteps };
+const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (between nodes)",
+                                        "R (forward, first)", "R (forward, rest)"};
+
+// The step SFs for one chunk size; a step no rank uses has none.
+struct Chain {
+  stf_sf sf[kSteps] = {};
+  stf_int send_units = 0, recv_units = 0;
+  ~Chain() {
+    for (stf_sf &s : sf) stf_destroy(&s);
+  }
+};
+
+// What each operation does, in order: begin or end a step. begin runs the
+// actions up to the first end.
+struct Action {
+  bool begin;
+  Step step;
+};
+const std::vector<Action> bcast_3 = {{true, L},  {true, S},   {false, S},  {true, G},   {false, G},
+                                     {true, R1}, {true, R2}, {false, R1}, {false, R2}, {false, L}};
+const std::vector<Action> bcast_2 = {{true, L},  {true, G},   {false, G},  {true, R1},
+                                     {true, R2}, {false, R1}, {false, R2}, {false, L}};
+const std::vector<Action> reduce_3 = {{true, L},  {true, R1}, {false, R1}, {true, R2}, {false, R2},
+                                      {true, G},  {false, G}, {false, L},  {true, S},  {false, S}};
+const std::vector<Action> reduce_2 = {{true, L},  {true, R1}, {false, R1}, {true, R2},
+                                      {false, R2}, {false, L}, {true, G},  {false, G}};
+
+}  // namespace
+
+struct StagedOp {
+  bool busy = false;
+  Chain *chain = nullptr;
+  const std::vector<Action> *actions = nullptr;
+  std::size_t next = 0;  // the next action
+  OpArgs args{OpKind::bcast, MPI_DATATYPE_NULL, MPI_REPLACE, nullptr, nullptr, nullptr};
+  stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
+  stf_request req[kSteps] = {};
+  // The send and receive buffers, in the memory of the data the operation reads.
+  struct Buffer {
+    void *ptr = nullptr;
+    std::size_t bytes = 0;
+    stf_memtype mem = STF_MEMTYPE_HOST;
+    void release() {
+      if (!ptr) return;
+      if (mem == STF_MEMTYPE_DEVICE) stf_device_free(ptr);
+      else std::free(ptr);
+      ptr = nullptr;
+      bytes = 0;
+    }
+    int reserve(std::size_t want, stf_memtype m) {
+      if (ptr && bytes >= want && mem == m) return STF_SUCCESS;
+      release();
+      if (want == 0) return STF_SUCCESS;
+      mem = m;
+      if (m == STF_MEMTYPE_DEVICE) return stf_device_malloc(want, &ptr);
+      ptr = std::malloc(want);
+      if (!ptr) return set_error(STF_ERR_MEMORY, "node-aware step buffer of %zu bytes", want);
+      bytes = want;
+      return STF_SUCCESS;
+    }
+    ~Buffer() { release(); }
+  } send, recv;
+};
+
+namespace {
+
+class NodeAware : public Strategy {
+ public:
+  NodeAware(stf_sf sf, NodeAwareKind kind)
+      : sf_(sf),
+        kind_(kind),
+        split_bytes_(std::atol(sf->opts.extra_value(split_bytes_option).c_str())),
+        node_transport_(sf->opts.extra_value(node_transport_option)),
+        net_transport_(sf->opts.extra_value(net_transport_option)) {}
+
+  // The chain for the common unit size, so that the view shows the steps.
+  int init() {
+    Chain *c = nullptr;
+    return chain_for(sizeof(double), &c);
+  }
+
+  int begin(const OpArgs &a, const Resolved &res, StagedOp **out) override {
+    Chain *chain = nullptr;
+    STF_CHECK(chain_for(res.unit->packed_bytes, &chain));
+    StagedOp *op = free_op();
+    if (!op) return set_error(STF_ERR_MEMORY, "cannot allocate a node-aware operation");
+    op->chain = chain;
+    op->args = a;
+    op->next = 0;
+    STF_CHECK(memtype_of(a.src, a.src_mem, &op->src_mem));
+    STF_CHECK(memtype_of(a.dst, a.dst_mem, &op->dst_mem));
+    const bool two = kind_ == NodeAwareKind::two_step, bcast = a.kind == OpKind::bcast;
+    op->actions = bcast ? (two ? &bcast_2 : &bcast_3) : (two ? &reduce_2 : &reduce_3);
+    // Reserve room for a whole unit past the last slot's start.
+    const std::size_t extent = res.unit->extent;
+    auto room = [&](stf_int n) { return n ? (static_cast<std::size_t>(n) + 1) * extent : 0; };
+    STF_CHECK(op->send.reserve(room(chain->send_units), op->src_mem));
+    STF_CHECK(op->recv.reserve(room(chain->recv_units), op->src_mem));
+    op->busy = true;
+    bool done = false;
+    const int rc = run(op, false, true, &done);
+    if (rc) {
+      op->busy = false;
+      return rc;
+    }
+    inflight_.push_back(op);
+    *out = op;
+    return STF_SUCCESS;
+  }
+
+  int advance(StagedOp *op, bool wait, bool *done) override {
+    *done = false;
+    int rc = STF_SUCCESS;
+    bool older_done = true;
+    for (StagedOp *older : inflight_) {  // in begin order
+      if (older == op) break;
+      bool d = false;
+      rc = run(older, wait, false, &d);
+      if (rc) break;
+      older_done &= d;
+    }
+    if (!rc && older_done) rc = run(op, wait, false, done);
+    if (rc || *done) {
+      op->busy = false;
+      inflight_.erase(std::find(inflight_.begin(), inflight_.end(), op));
+    }
+    return rc;
+  }
+
+  void add_stats(stf_stats *s) const override {
+    for (const auto &kc : chains_)
+      for (stf_sf step : kc.second->sf) {
+        if (!step) continue;
+        stf_stats t = stf_stats_init();
+        if (stf_get_stats(step, &t)) continue;
+        long long *to = &s->pack_calls;
+        const long long *from = &t.pack_calls;
+        const std::size_t n = (sizeof(stf_stats) - offsetof(stf_stats, pack_calls)) / sizeof(long long);
+        for (std::size_t i = 0; i < n; i++) to[i] += from[i];
+      }
+  }
+  void reset_stats() override {
+    for (const auto &kc : chains_)
+      for (stf_sf step : kc.second->sf)
+        if (step) stf_reset_stats(step);
+  }
+
+  std::string describe() const override {
+    std::ostringstream s;
+    s << sf_->opts.type;
+    if (kind_ == NodeAwareKind::split) s << " (at most " << split_bytes_ << " bytes per message between nodes)";
+    s << ": bcast and reduce in steps, inside nodes over " << node_transport_ << ", between nodes over "
+      << net_transport_ << "; fetch-and-op, gather and scatter over " << sf_->transport->describe();
+    return s.str();
+  }
+
+  std::string describe_rank() const override {
+    std::ostringstream s;
+    for (const auto &kc : chains_) {
+      s << "  node-aware steps";
+      if (kind_ == NodeAwareKind::split) s << " for chunks of " << kc.first << " unit(s)";
+      s << " (bcast direction; a reduce runs them backwards): send buffer " << kc.second->send_units
+        << " unit(s), receive buffer " << kc.second->recv_units << " unit(s)\n";
+      for (int k = 0; k < kSteps; k++) {
+        const stf_sf step = kc.second->sf[k];
+        if (!step) continue;
+        const Messages &out = step->plan->root, &in = step->plan->leaf;
+        s << "    " << step_names[k] << ": sends " << out.count() << " message(s) of " << out.offset.back()
+          << " unit(s) in all, receives " << in.count() << " of " << in.offset.back() << ", " << step->plan->self_leaf.n
+          << " unit(s) to itself\n";
+      }
+    }
+    return s.str();
+  }
+
+ private:
+  static int memtype_of(const void *p, int given, stf_memtype *out) {
+    if (given != -1) {
+      *out = static_cast<stf_memtype>(given);
+      return STF_SUCCESS;
+    }
+    return stf_get_memtype(p, out);
+  }
+
+  StagedOp *free_op() {
+    for (auto &op : ops_)
+      if (!op->busy) return op.get();
+    ops_.push_back(std::make_unique<StagedOp>());
+    return ops_.back().get();
+  }
+
+  // split cuts by message bytes, so its steps depend on the unit; the other
+  // strategies have one chain for every unit.
+  int chain_for(std::size_t unit_bytes, Chain **out) {
+    stf_int units = 0;
+    if (kind_ == NodeAwareKind::split)
+      units = static_cast<stf_int>(std::max<long>(1, std::min<long>(INT_MAX, split_bytes_ / (long)unit_bytes)));
+    auto it = chains_.find(units);
+    if (it == chains_.end()) {
+      auto chain = std::make_unique<Chain>();
+      STF_CHECK(build_chain(units, chain.get()));
+      it = chains_.emplace(units, std::move(chain)).first;
+    }
+    *out = it->second.get();
+    return STF_SUCCESS;
+  }
+
+  // Collective: plan the steps, then make an SF for each step some rank uses.
+  int build_chain(stf_int chunk_units, Chain *c) {
+    StepGraphs g;
+    STF_CHECK(plan_node_aware(sf_, kind_, chunk_units, &g));
+    c->send_units = g.send_units;
+    c->recv_units = g.recv_units;
+    const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
+    int used = 0;
+    for (int k = 0; k < kSteps; k++)
+      if (!graphs[k]->empty()) used |= 1 << k;
+    STF_MPI(MPI_Allreduce(MPI_IN_PLACE, &used, 1, MPI_INT, MPI_BOR, sf_->comm));
+    for (int k = 0; k < kSteps; k++) {
+      if (!(used & (1 << k))) continue;
+      STF_CHECK(stf_create(sf_->comm, &c->sf[k]));
+      stf_sf step = c->sf[k];
+      step->opts = sf_->opts;
+      step->opts.type = k == G ? net_transport_ : node_transport_;
+      const StepGraph &sg = *graphs[k];
+      const stf_int n = static_cast<stf_int>(sg.roots.size());
+      STF_CHECK(stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
+                              sg.roots.data(), STF_COPY_VALUES));
+      STF_CHECK(stf_setup(step));
+    }
+    return STF_SUCCESS;
+  }
+
+  // The arrays a step reads and writes for op (steps.h: bcast direction).
+  void arrays(const StagedOp *op, Step k, const void **root, stf_memtype *rmem, void **leaf, stf_memtype *lmem,
+              MPI_Op *how) const {
+    const bool bcast = op->args.kind == OpKind::bcast;
+    const bool two = kind_ == NodeAwareKind::two_step;
+    // user roots and leaves: for a bcast src and dst, for a reduce dst and src
+    void *uroot = bcast ? const_cast<void *>(op->args.src) : op->args.dst;
+    void *uleaf = bcast ? op->args.dst : const_cast<void *>(op->args.src);
+    const stf_memtype urm = bcast ? op->src_mem : op->dst_mem, ulm = bcast ? op->dst_mem : op->src_mem;
+    const stf_memtype bm = op->src_mem;  // the buffers' memory
+    const MPI_Op user = op->args.op;
+    switch (k) {
+      case L: *root = uroot, *rmem = urm, *leaf = uleaf, *lmem = ulm, *how = user; return;
+      case S: *root = uroot, *rmem = urm, *leaf = op->send.ptr, *lmem = bm, *how = bcast ? MPI_REPLACE : user; return;
+      case G:
+        if (two) *root = uroot, *rmem = urm;
+        else *root = op->send.ptr, *rmem = bm;
+        *leaf = op->recv.ptr, *lmem = bm;
+        *how = bcast || !two ? MPI_REPLACE : user;
+        return;
+      case R1: *root = op->recv.ptr, *rmem = bm, *leaf = uleaf, *lmem = ulm, *how = bcast ? user : MPI_REPLACE; return;
+      default: *root = op->recv.ptr, *rmem = bm, *leaf = uleaf, *lmem = ulm, *how = user; return;
+    }
+  }
+
+  // Take op's actions from op->next on; stop at the first end when `first`
+  // (begin), at an end not yet complete unless wait.
+  int run(StagedOp *op, bool wait, bool first, bool *done) {
+    *done = false;
+    const auto &acts = *op->actions;
+    for (; op->next < acts.size(); op->next++) {
+      const Action a = acts[op->next];
+      stf_sf step = op->chain->sf[a.step];
+      if (!step) continue;
+      if (a.begin) {
+        const void *root;
+        void *leaf;
+        stf_memtype rm, lm;
+        MPI_Op how;
+        arrays(op, a.step, &root, &rm, &leaf, &lm, &how);
+        const MPI_Datatype t = op->args.type;
+        if (op->args.kind == OpKind::bcast)
+          STF_CHECK(stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, &op->req[a.step]));
+        else
+          STF_CHECK(stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, &op->req[a.step]));
+        continue;
+      }
+      if (first) return STF_SUCCESS;
+      if (wait) {
+        STF_CHECK(op->args.kind == OpKind::bcast ? stf_bcast_end(step, &op->req[a.step])
+                                                  : stf_reduce_end(step, &op->req[a.step]));
+        continue;
+      }
+      int ready = 0;
+      STF_CHECK(stf_test(step, &op->req[a.step], &ready));
+      if (!ready) return STF_SUCCESS;
+    }
+    *done = true;
+    return STF_SUCCESS;
+  }
+
+  stf_sf sf_;
+  NodeAwareKind kind_;
+  long split_bytes_;
+  std::string node_transport_, net_transport_;
+  std::map<stf_int, std::unique_ptr<Chain>> chains_;  // by chunk units (0: no cap)
+  std::vector<std::unique_ptr<StagedOp>> ops_;
+  std::vector<StagedOp *> inflight_;  // begun and not ended, in begin order
+};
+
+}  // namespace
+
+int make_strategy(stf_sf sf, std::unique_ptr<Strategy> *out) {
+  const std::string &t = sf->opts.type;
+  const NodeAwareKind kind = t == "2step"   ? NodeAwareKind::two_step
+                             : t == "3step" ? NodeAwareKind::three_step
+                                            : NodeAwareKind::split;
+  auto s = std::make_unique<NodeAware>(sf, kind);
+  STF_CHECK(s->init());
+  *out = std::move(s);
+  return STF_SUCCESS;
+}
+
+}  // namespace stf
