@@ -39,6 +39,9 @@ module starforest
       messages_sent, messages_received, device_kernel_launches, device_stream_syncs, device_syncs, &
       device_copies_h2d, device_copies_d2h, device_event_syncs, mpi_buffers_checked, device_buffers_to_mpi, &
       messages_sent_in_node, messages_sent_off_node, bytes_sent_in_node, bytes_sent_off_node
+    ! Per operation kind (bcast, reduce, fetch_and_op, gather, scatter): count and seconds.
+    integer(c_long_long) :: operations(5)
+    real(c_double) :: begin_seconds(5), end_seconds(5), wait_seconds(5)
   end type
 
   public :: stf_error_name, stf_last_error_message, stf_set_options, stf_create, stf_destroy, &

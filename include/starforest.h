@@ -526,6 +526,16 @@ int stf_reduce_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype leafmtype, co
  * program compiled against an older header gets the fields it knows; on
  * return `size` is the number of bytes filled (less than the caller's when
  * the library is older: fields beyond it are left as they were). */
+/* Operation kinds, indexing the timings of stf_stats. */
+typedef enum {
+  STF_OP_BCAST,
+  STF_OP_REDUCE,
+  STF_OP_FETCH_AND_OP,
+  STF_OP_GATHER,
+  STF_OP_SCATTER,
+  STF_OP_KINDS
+} stf_op_kind;
+
 typedef struct {
   size_t size;                 /* set by the caller: sizeof(stf_stats) */
   long long pack_calls;        /* user data -> message buffer */
@@ -552,6 +562,15 @@ typedef struct {
    * stf_get_node_layout, so with -stf_ranks_per_node the emulated ones). */
   long long messages_sent_in_node, messages_sent_off_node;
   long long bytes_sent_in_node, bytes_sent_off_node;
+  /* Wall time of this rank in the SF's calls, per operation kind (index
+   * stf_op_kind): operations begun, seconds inside *_begin, inside *_end and
+   * stf_test, and of the latter, waiting for messages to arrive (a
+   * node-aware strategy's waits are those of its steps). Read from the
+   * processor's time-stamp counter: two or three reads per call. */
+  long long operations[STF_OP_KINDS];
+  double begin_seconds[STF_OP_KINDS];
+  double end_seconds[STF_OP_KINDS];
+  double wait_seconds[STF_OP_KINDS];
 } stf_stats;
 /* Zeroed counters with size set: stf_stats s = stf_stats_init(); stf_get_stats(sf, &s); */
 static inline stf_stats stf_stats_init(void) {

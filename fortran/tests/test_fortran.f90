@@ -58,6 +58,8 @@ contains
     call expect(ierr == STF_SUCCESS .and. stats%messages_sent == 2 .and. &
                 stats%messages_sent_in_node + stats%messages_sent_off_node == 2 .and. &
                 stats%bytes_sent_in_node + stats%bytes_sent_off_node == 48, "ring stats")
+    call expect(stats%operations(1) == 2 .and. stats%begin_seconds(1) > 0 .and. &
+                stats%wait_seconds(1) <= stats%end_seconds(1), "ring timings")
     call stf_destroy(sf, ierr)
     call expect(ierr == STF_SUCCESS, "ring destroy")
   end subroutine

@@ -193,6 +193,18 @@ nb::dict stats(const SF &s) {
   STFPY_STAT(messages_sent_in_node) STFPY_STAT(messages_sent_off_node) STFPY_STAT(bytes_sent_in_node)
   STFPY_STAT(bytes_sent_off_node)
 #undef STFPY_STAT
+  // Timings: one entry per operation kind (bcast, reduce, fetch_and_op, gather, scatter).
+  nb::list ops, begin, end, wait;
+  for (int k = 0; k < STF_OP_KINDS; k++) {
+    ops.append(st.operations[k]);
+    begin.append(st.begin_seconds[k]);
+    end.append(st.end_seconds[k]);
+    wait.append(st.wait_seconds[k]);
+  }
+  d["operations"] = ops;
+  d["begin_seconds"] = begin;
+  d["end_seconds"] = end;
+  d["wait_seconds"] = wait;
   return d;
 }
 

@@ -191,6 +191,8 @@ def test_graph_round_trip_and_view(comm):
     sf.bcast(np.array([1.0, 2.0]), leaves)
     assert leaves.tolist() == [0.0, 1.0, 0.0, 2.0]
     assert sf.stats()["scatter_calls"] > stats["scatter_calls"]
+    after = sf.stats()
+    assert after["operations"][0] == stats["operations"][0] + 1 and after["begin_seconds"][0] > 0
     sf.reset_stats()
     assert sf.stats()["scatter_calls"] == 0
     dup = sf.duplicate()

@@ -38,6 +38,10 @@ const OptionSpec validate_spec = {
     "every rank; 0 skips its one allreduce, and a bad offset then fails on its owner only (default 1)",
     "1",
     [](const std::string &v, Options *o) { return parse_bool("stf_validate", v, &o->validate); }};
+const OptionSpec log_view_spec = {
+    "stf_log_view", "STF_LOG_VIEW", "0|1",
+    "print the SF's operation timings (min/avg/max over ranks) when it is destroyed (default 0)", "0",
+    [](const std::string &v, Options *o) { return parse_bool("stf_log_view", v, &o->log_view); }};
 const OptionSpec pack_opt_spec = {
     "stf_pack_opt", "STF_PACK_OPT", "0|1",
     "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, memcpy or "
@@ -125,7 +129,8 @@ std::string Options::extra_value(const OptionSpec &spec) const {
 
 const OptionSpecs &base_option_specs() {
   static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &pack_opt_spec,
-                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec};
+                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec,
+                                    &log_view_spec};
   return specs;
 }
 

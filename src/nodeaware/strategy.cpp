@@ -164,10 +164,13 @@ class NodeAware : public Strategy {
         if (!step) continue;
         stf_stats t = stf_stats_init();
         if (stf_get_stats(step, &t)) continue;
+        // The counters (pack_calls .. bytes_sent_off_node), and the waits,
+        // which happen inside this SF's ends; not the steps' own calls.
         long long *to = &s->pack_calls;
         const long long *from = &t.pack_calls;
-        const std::size_t n = (sizeof(stf_stats) - offsetof(stf_stats, pack_calls)) / sizeof(long long);
+        const std::size_t n = (offsetof(stf_stats, operations) - offsetof(stf_stats, pack_calls)) / sizeof(long long);
         for (std::size_t i = 0; i < n; i++) to[i] += from[i];
+        for (int k = 0; k < STF_OP_KINDS; k++) s->wait_seconds[k] += t.wait_seconds[k];
       }
   }
   void reset_stats() override {
@@ -253,6 +256,7 @@ class NodeAware : public Strategy {
       stf_sf step = c->sf[k];
       step->opts = sf_->opts;
       step->opts.type = k == G ? net_transport_ : node_transport_;
+      step->opts.log_view = false;  // the SF's own summary covers them
       const StepGraph &sg = *graphs[k];
       const stf_int n = static_cast<stf_int>(sg.roots.size());
       STF_CHECK(stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,

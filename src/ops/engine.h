@@ -36,6 +36,14 @@ struct Engine {
   int pending = 0;                    // requests begun and not ended
   unsigned long long fetch_sequence = 0;  // numbers fetch-and-ops in begin order
   stf_stats stats{};                  // counted by the operations
+  // Timings per public operation kind (stf_op_kind), in clock ticks
+  // (core/clock.h), made seconds when read; and the tick at which the
+  // current end or stf_test call began, so that the wait is measured with
+  // one more read.
+  struct Timing {
+    unsigned long long begin = 0, end = 0, wait = 0;
+  } timing[STF_OP_KINDS];
+  unsigned long long call_start = 0;
 
   // Where messages go, per direction ([0] root to leaf, sent by the root side;
   // [1] leaf to root): peers on this rank's node and the units sent to them,

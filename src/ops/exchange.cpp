@@ -128,12 +128,15 @@ int one_way_end(stf_request r, Direction d) {
   Transport &t = *r->mover->transport;
   if (f.channel.whole) {
     f.channel.whole = false;
-    return t.end_whole(f.channel, d);
+    const int rc = t.end_whole(f.channel, d);
+    count_wait(r);
+    return rc;
   }
   STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
   Transport &mt = *r->leg_transport;
   Channel &c = *r->leg_channel;
   STF_CHECK(mt.wait_recv(c));  // lending transports fill r->recv_ptrs
+  count_wait(r);
   STF_CHECK(space_of(r->dst_mem).unpack(r, f));
   if (r->on_device) STF_CHECK(device_end_work(r, f));
   if (r->lent) STF_CHECK(mt.release_recv(c));  // after the unpack has read the lent memory

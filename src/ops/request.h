@@ -15,6 +15,19 @@ namespace stf {
 
 enum class OpKind { bcast, reduce, fetch_and_op, degree, gather, scatter };
 const char *op_kind_name(OpKind k);
+// The public kind (stf_op_kind) of k, -1 for degree (no timings).
+inline int timing_index(OpKind k) {
+  switch (k) {
+    case OpKind::bcast: return STF_OP_BCAST;
+    case OpKind::reduce: return STF_OP_REDUCE;
+    case OpKind::fetch_and_op: return STF_OP_FETCH_AND_OP;
+    case OpKind::gather: return STF_OP_GATHER;
+    case OpKind::scatter: return STF_OP_SCATTER;
+    default: return -1;
+  }
+}
+// Add the ticks since the current end/test call began to r's wait time.
+void count_wait(stf_request r);
 
 struct DeviceState;
 struct StagedOp;  // an operation of a node-aware strategy (sf/strategy.h)

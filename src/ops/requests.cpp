@@ -2,6 +2,7 @@
 // requests survive between operations.
 #include <new>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "ops/device_space.h"
 #include "ops/request.h"
@@ -45,6 +46,11 @@ void engine_set_plan(Engine *e, const Plan *plan, const Topology *topology, Tran
       e->sent[d].units_in_node += m.size(k);
     }
   }
+}
+
+void count_wait(stf_request r) {
+  const int k = timing_index(r->kind);
+  if (k >= 0 && r->owner->call_start) r->owner->timing[k].wait += ticks() - r->owner->call_start;
 }
 
 int deferred_sends_of(MPI_Comm c, DeferredSends **out) { return cached_on(c, out); }

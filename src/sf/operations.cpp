@@ -1,4 +1,5 @@
 // Public operation calls: argument checks and set-up, then the ops layer.
+#include "core/clock.h"
 #include "core/error.h"
 #include "ops/operation.h"
 #include "sf/sf.h"
@@ -30,7 +31,7 @@ int begin_staged(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *r
 
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
-int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
+int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
   if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
   *req = nullptr;
   STF_CHECK(check_sf(owner));
@@ -44,6 +45,29 @@ int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
   if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_staged(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
 }
+
+// Every begin, end and test is timed into the SF's Engine::timing.
+int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
+  const unsigned long long t0 = ticks();
+  const int rc = begin_untimed(owner, a, req);
+  const int k = timing_index(a.kind);
+  if (!rc && k >= 0) {
+    owner->engine.stats.operations[k]++;
+    owner->engine.timing[k].begin += ticks() - t0;
+  }
+  return rc;
+}
+
+// Times an end or test call on owner of an operation of kind k.
+struct EndTimer {
+  Engine &e;
+  int k;
+  EndTimer(Engine &engine, int kind) : e(engine), k(kind) { e.call_start = ticks(); }
+  ~EndTimer() {
+    if (k >= 0) e.timing[k].end += ticks() - e.call_start;
+    e.call_start = 0;
+  }
+};
 
 // Finish (wait) or test a strategy's operation; the slot goes back when done.
 int advance_staged(stf_sf owner, stf_request *req, bool wait, int *done) {
@@ -61,6 +85,7 @@ int advance_staged(stf_sf owner, stf_request *req, bool wait, int *done) {
 
 int end(stf_sf owner, stf_request *req, OpKind kind) {
   STF_CHECK(check_sf(owner));
+  EndTimer timer(owner->engine, timing_index(kind));
   stf_request r = nullptr;
   if (req && *req && (*req)->staged) {
     STF_CHECK(take_request(owner->engine, req, kind, &r));
@@ -133,6 +158,7 @@ extern "C" int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multi
 }
 extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) {
   STF_CHECK(stf::check_sf(sf));
+  stf::EndTimer timer(sf->engine, req && *req ? stf::timing_index((*req)->kind) : -1);
   if (done && req && *req && (*req)->staged) {
     stf_request r = nullptr;
     *done = 0;

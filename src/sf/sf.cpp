@@ -80,6 +80,7 @@ extern "C" int stf_destroy(stf_sf *psf) {
   if (!*psf) return STF_SUCCESS;
   stf_sf sf = *psf;
   STF_CHECK(check_idle(sf, "stf_destroy"));
+  if (sf->opts.log_view) log_view(sf);
   clear(sf);
   comm_release(sf);
   delete sf;

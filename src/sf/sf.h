@@ -50,6 +50,8 @@ int ensure_setup(stf_sf sf);
 // Give sf a plan made elsewhere (patterns, sub-SFs) and create its
 // transport. Collective.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
+// -stf_log_view's timing summary on rank 0 (stats.cpp). Collective.
+void log_view(stf_sf sf);
 // Every option the library has, for the parser and the help (options.cpp).
 const OptionSpecs &all_option_specs();
 }  // namespace stf
