@@ -12,7 +12,8 @@
 //   an 8-byte put completed by a flush, and a neighbourhood alltoall on a
 //     ring of all ranks -> one-sided and collective synchronisation costs;
 //   pack and unpack of contiguous, strided and indexed lists through the
-//     public API, in host memory and in the emulated device's memory.
+//     public API, in host memory and in a device's (--device, default the
+//     emulated device) memory.
 // Nodes are those of MPI_COMM_TYPE_SHARED, or with --ranks-per-node K groups
 // of K consecutive ranks (the profile records K, so readers know the
 // "other node" numbers were taken inside one host). A class that cannot be
@@ -42,7 +43,7 @@ struct Options {
   int ranks_per_node = 0;
   double max_size = 4 << 20;
   bool quick = false;
-  bool device = true;
+  std::string device = "emu";  // whose memory packing is also measured; "none": skip
   std::string json;
   calibrate::Settings settings;
 };
@@ -50,10 +51,11 @@ struct Options {
 void usage() {
   std::printf(
       "usage: mpiexec -n N calibrate [--ranks-per-node K] [--max-size BYTES] [--rounds R] [--round-ms MS]\n"
-      "                              [--no-device] [--quick] [--json FILE]\n"
+      "                              [--device emu|cuda|none] [--quick] [--json FILE]\n"
       "  Measures messages per locality class, node-pong, many-message sends, puts, collectives and\n"
       "  packing, fits the performance models and writes the machine profile (JSON) to FILE\n"
       "  (default: printed). --ranks-per-node K: nodes are groups of K consecutive ranks.\n"
+      "  --device D: also pack and unpack in D's memory (default emu; skipped if D cannot be selected).\n"
       "  --quick: small sizes and short rounds (a smoke test, not a calibration).\n");
 }
 
@@ -72,8 +74,8 @@ int parse(int argc, char **argv, Options &o) {
       o.settings.round_seconds = std::atof(argv[++i]) / 1000;
     else if (a == "--json" && value)
       o.json = argv[++i];
-    else if (a == "--no-device")
-      o.device = false;
+    else if (a == "--device" && value)
+      o.device = argv[++i];
     else if (a == "--quick")
       o.quick = true;
     else {
@@ -258,12 +260,15 @@ int main(int argc, char **argv) {
     if (rank == 0) std::printf("neighbour alltoall on a ring, 8 B each: %.3f us\n", 1e6 * t);
   }
   prof.host_pack = fit_rates(calibrate::pack_times(false, o.settings));
-  if (o.device && stf_device_select("emu") == STF_SUCCESS) {
-    prof.device_name = "emu";
+  if (o.device != "none" && stf_device_select(o.device.c_str()) == STF_SUCCESS) {
+    prof.device_name = o.device;
     prof.device.sync = calibrate::device_sync(o.settings);
     prof.device.rates = fit_rates(calibrate::pack_times(true, o.settings));
     prof.device.measured = true;
     stf_device_select("host");
+  } else if (o.device != "none" && rank == 0) {
+    std::printf("device %s cannot be selected (%s): its rates keep their built-in values\n", o.device.c_str(),
+                stf_last_error_message());
   }
 
   int failed = 0;
@@ -278,8 +283,9 @@ int main(int argc, char **argv) {
                 1e6 * prof.collective.call);
     print_rates("host pack", prof.host_pack);
     if (prof.device.measured) {
-      print_rates("device (emu) pack", prof.device.rates);
-      std::printf("device (emu) stream sync %.3f us\n", 1e6 * prof.device.sync);
+      std::printf("device %s: ", prof.device_name.c_str());
+      print_rates("pack", prof.device.rates);
+      std::printf("device %s: stream sync %.3f us\n", prof.device_name.c_str(), 1e6 * prof.device.sync);
     }
     const std::string text = m::profile_to_json(prof);
     std::string error;

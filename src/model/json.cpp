@@ -97,8 +97,13 @@ void Json::dump_to(std::string &out, int indent, int depth) const {
         out += "null";
         break;
       }
+      // The shortest of 15..17 digits that reads back exactly, so that
+      // 5e-07 is not written as 4.9999999999999998e-07.
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", x_);
+      for (int digits = 15; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, x_);
+        if (std::strtod(buf, nullptr) == x_) break;
+      }
       out += buf;
       break;
     }

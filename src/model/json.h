@@ -36,8 +36,8 @@ class Json {
   // The member named key, or nullptr (also when this is not an object).
   const Json *find(const std::string &key) const;
 
-  // Indented text; numbers with 17 significant digits (exact round trip),
-  // non-finite numbers as null (JSON has none).
+  // Indented text; numbers with the fewest digits (15 to 17) that read back
+  // exactly, non-finite numbers as null (JSON has none).
   std::string dump(int indent = 2) const;
 
  private:

@@ -349,6 +349,9 @@ TEST(ModelJson, ParsesWhatProfilesUse) {
   m::Json back;
   ASSERT_TRUE(m::parse_json(v.dump(), &back, &error)) << error;
   EXPECT_EQ(back.dump(), v.dump());
+  // Numbers: as short as reads back exactly.
+  EXPECT_EQ(m::Json::number(5e-7).dump(), "5e-07\n");
+  EXPECT_EQ(m::Json::number(0.1 + 0.2).dump(), "0.30000000000000004\n");
   EXPECT_FALSE(m::parse_json("{\"a\": 1,}", &back, &error));
   EXPECT_NE(error.find("line 1, column 9"), std::string::npos) << error;
 }
