@@ -3,19 +3,21 @@
 # use, so that including a higher layer's header fails to compile. The
 # include path of layer L is a folder of links made here:
 # ${PROJECT_BINARY_DIR}/layers/L/{L, each lower layer it uses} -> src/...
-set(STF_LAYERS core kernels device graph plan transport ops sf nodeaware algebra)
+set(STF_LAYERS core model kernels device graph plan transport ops sf nodeaware algebra)
 set(STF_LAYER_core_USES "")
+set(STF_LAYER_model_USES core)
 set(STF_LAYER_kernels_USES core)
 set(STF_LAYER_device_USES core kernels)
 set(STF_LAYER_graph_USES core)
 set(STF_LAYER_plan_USES core kernels graph)
 set(STF_LAYER_transport_USES core kernels graph plan)
 set(STF_LAYER_ops_USES core kernels device graph plan transport)
-set(STF_LAYER_sf_USES core kernels device graph plan transport ops)
-set(STF_LAYER_nodeaware_USES core kernels device graph plan transport ops sf)
-set(STF_LAYER_algebra_USES core kernels device graph plan transport ops sf)
+set(STF_LAYER_sf_USES core model kernels device graph plan transport ops)
+set(STF_LAYER_nodeaware_USES core model kernels device graph plan transport ops sf)
+set(STF_LAYER_algebra_USES core model kernels device graph plan transport ops sf)
 # A header of each layer, for the checks below.
 set(STF_LAYER_core_HEADER core/error.h)
+set(STF_LAYER_model_HEADER model/model.h)
 set(STF_LAYER_kernels_HEADER kernels/kernels.h)
 set(STF_LAYER_device_HEADER device/device.h)
 set(STF_LAYER_graph_HEADER graph/graph.h)

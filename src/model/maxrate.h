@@ -1,0 +1,43 @@
+// The max-rate model of Gropp, Olson and Samfass, "Modeling MPI
+// communication performance on SMP nodes: is it time to retire the ping pong
+// test", EuroMPI 2016: when `active` ranks of a node each send a message of
+// s bytes off the node at once, a message takes
+//   T = alpha + max(active * s / node_rate, s / pair_rate),
+// one rank being limited by its own injection rate (pair_rate, R_b) and the
+// node by its network interface (node_rate, R_N). For large messages.
+#pragma once
+
+#include <vector>
+
+namespace stf::model {
+
+struct MaxRate {
+  double alpha = 0;        // seconds
+  double node_rate = 0;    // R_N, bytes per second leaving a node
+  double pair_rate = 0;    // R_b, bytes per second of one sending rank
+  int pairs_measured = 0;  // the most concurrent pairs the fit saw
+  bool measured = false;
+
+  // One of `active` concurrent messages of s bytes.
+  double time(double active, double bytes) const;
+  // The bandwidth term alone, max(node_bytes / R_N, rank_bytes / R_b).
+  double transfer(double node_bytes, double rank_bytes) const;
+};
+
+// One multi-pair measurement: `pairs` pairs exchanging `bytes` at once,
+// one-way time per message.
+struct MaxRateSample {
+  int pairs = 1;
+  double bytes = 0;
+  double seconds = 0;
+};
+
+// Fits R_b and R_N (alpha given, e.g. the postal model's at large sizes):
+// each sample gives an effective time per byte c = (T - alpha) / s; the
+// pair counts split into those on the flat R_b branch (c = 1 / R_b) and
+// those on the rising R_N branch (c = pairs / R_N) where the split leaves
+// the smallest relative error. When no count saturates the node, R_N is
+// set to the largest count times R_b: the most the data shows.
+MaxRate fit_maxrate(const std::vector<MaxRateSample> &samples, double alpha);
+
+}  // namespace stf::model

@@ -1,0 +1,129 @@
+#include "model/strategy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stf::model {
+
+const char *strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::standard: return "standard";
+    case Strategy::two_step: return "2step";
+    case Strategy::three_step: return "3step";
+    case Strategy::split: return "split";
+  }
+  return "?";
+}
+
+namespace {
+
+// Adds one step: m messages of b bytes in all to one locality class; off the
+// node, node_bytes leave the node at once (the max-rate bound).
+void step(Cost *c, const Postal &p, double m, double b, const MaxRate *rate = nullptr, double node_bytes = 0) {
+  if (m <= 0) return;
+  const double s = b / m;
+  const PostalSegment &seg = p.segment(s);
+  c->latency += seg.alpha;
+  c->injection += (m - 1) * p.gap;
+  const double own = seg.beta * b;
+  const double node = rate && rate->node_rate > 0 ? node_bytes / rate->node_rate : 0;
+  if (node > own) {
+    c->node_bandwidth += node;
+  } else {
+    c->bandwidth += own;
+  }
+}
+
+Cost finish(Cost c) {
+  c.seconds = c.latency + c.injection + c.bandwidth + c.node_bandwidth;
+  const std::pair<double, const char *> terms[] = {{c.latency, "latency"},
+                                                   {c.injection, "injection"},
+                                                   {c.bandwidth, "bandwidth"},
+                                                   {c.node_bandwidth, "node bandwidth"}};
+  double best = -1;
+  for (const auto &t : terms)
+    if (t.first > best) {
+      best = t.first;
+      c.dominant = t.second;
+    }
+  return c;
+}
+
+// Deduplication ratio of the bytes leaving a node (1 when unknown).
+double dedup(const CommStats &st) {
+  if (st.bytes_leaving_node <= 0 || st.unique_bytes_leaving_node <= 0) return 1;
+  return std::min(1.0, st.unique_bytes_leaving_node / st.bytes_leaving_node);
+}
+
+double local_peers(const CommStats &st) { return std::max(0.0, st.ranks_per_node - 1); }
+
+// The node-aware strategies through the aggregating ranks: 3step (chunk 0:
+// one message per node pair) and split.
+Cost aggregated(const Network &net, const CommStats &st, double chunk) {
+  Cost c;
+  const double P = std::max(1.0, st.ranks_per_node), r = dedup(st);
+  const double unique = r * st.bytes_leaving_node, D = st.destination_nodes;
+  step(&c, net.same_node, st.messages_same_node, st.bytes_same_node);
+  if (st.messages_other_node <= 0) return finish(c);
+  const double mine = r * st.bytes_other_node;
+  step(&c, net.same_node, std::min(local_peers(st), st.messages_other_node), mine);
+  double chunks = D, largest = st.max_node_pair_bytes;
+  if (chunk > 0) {
+    chunks = std::max(D, std::ceil(unique / chunk));
+    largest = std::min(largest, chunk);
+  }
+  const double g = std::max(largest, unique / P);
+  step(&c, net.other_node, std::ceil(chunks / P), g, &net.off_node, unique);
+  step(&c, net.same_node, std::min(local_peers(st), st.messages_other_node), g);
+  return finish(c);
+}
+
+}  // namespace
+
+Cost cost_standard(const Network &net, const CommStats &st) {
+  Cost c;
+  step(&c, net.same_node, st.messages_same_node, st.bytes_same_node);
+  step(&c, net.other_node, st.messages_other_node, st.bytes_other_node, &net.off_node, st.bytes_leaving_node);
+  return finish(c);
+}
+
+Cost cost_2step(const Network &net, const CommStats &st) {
+  Cost c;
+  const double r = dedup(st);
+  step(&c, net.same_node, st.messages_same_node, st.bytes_same_node);
+  if (st.messages_other_node > 0) {
+    const double m = std::min(st.messages_other_node, std::max(1.0, st.destination_nodes));
+    step(&c, net.other_node, m, r * st.bytes_other_node, &net.off_node, r * st.bytes_leaving_node);
+    step(&c, net.same_node, std::min(local_peers(st), st.messages_other_node), r * st.bytes_other_node);
+  }
+  return finish(c);
+}
+
+Cost cost_3step(const Network &net, const CommStats &st) { return aggregated(net, st, 0); }
+
+Cost cost_split(const Network &net, const CommStats &st, double chunk_bytes) {
+  return aggregated(net, st, chunk_bytes > 0 ? chunk_bytes : 0);
+}
+
+Cost cost_of(Strategy s, const Network &net, const CommStats &st, double chunk_bytes) {
+  switch (s) {
+    case Strategy::standard: return cost_standard(net, st);
+    case Strategy::two_step: return cost_2step(net, st);
+    case Strategy::three_step: return cost_3step(net, st);
+    case Strategy::split: return cost_split(net, st, chunk_bytes);
+  }
+  return Cost{};
+}
+
+std::vector<Ranked> rank_strategies(const Network &net, const CommStats &st,
+                                    const std::vector<double> &split_chunk_bytes) {
+  std::vector<Ranked> out;
+  for (Strategy s : {Strategy::standard, Strategy::two_step, Strategy::three_step})
+    out.push_back(Ranked{s, 0, cost_of(s, net, st)});
+  for (double chunk : split_chunk_bytes) out.push_back(Ranked{Strategy::split, chunk, cost_split(net, st, chunk)});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Ranked &a, const Ranked &b) { return a.cost.seconds < b.cost.seconds; });
+  return out;
+}
+
+}  // namespace stf::model

@@ -1,0 +1,91 @@
+// Predicted time of one exchange (a bcast or a reduce of an SF) for each
+// way of routing it: `standard` (every rank sends straight to every peer)
+// and the node-aware strategies of Bienz, Gropp and Olson, "Node aware
+// sparse matrix-vector multiplication", J. Parallel Distrib. Comput. 130,
+// 2019 (2step, 3step) and Lockhart, Bienz, Gropp and Olson, "Performance
+// analysis and optimal node-aware communication for enlarged conjugate
+// gradient methods", ACM Trans. Parallel Comput. 10(1), 2023 (split).
+//
+// Each strategy is a sequence of steps, and a step's time on the busiest
+// rank is, for m messages and b bytes to ranks of one locality class,
+//   latency   alpha(s)                     s = b / m, the mean message size
+//   injection (m - 1) * gap                LogGP's gap, per further message
+//   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N),
+//                                          B the bytes leaving the node (max-rate)
+// (zero for m = 0). A strategy's time is the sum of its steps' times, and
+// its dominant term the largest of the four sums: "latency", "injection",
+// "bandwidth" or "node bandwidth" (the B / R_N part won).
+// With P ranks per node, D destination nodes, r = unique / all bytes
+// leaving the node (deduplication), Bp the most bytes between two nodes:
+//   standard  on-node (m_on, b_on) + off-node (m_off, b_off; B)
+//   2step     local L (m_on, b_on) + off-node (min(m_off, D), r * b_off; r * B)
+//             + redistribution on the receiving node (min(P - 1, m_off), r * b_off)
+//   3step     local L + gather to the node pair's sender (min(P - 1, m_off), r * b_off)
+//             + off-node (ceil(D / P), g; r * B), g = max(Bp, r * B / P)
+//             + redistribution (min(P - 1, m_off), g)
+//   split(c)  as 3step with the node pairs' data in chunks of at most c bytes:
+//             chunks = max(D, ceil(r * B / c)) spread over the P ranks,
+//             off-node (ceil(chunks / P), g), g = max(min(Bp, c), r * B / P)
+// These are estimates for ranking the strategies, not predictions to the
+// microsecond: every rank is assumed as busy as the busiest one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/maxrate.h"
+#include "model/postal.h"
+
+namespace stf::model {
+
+// What a machine's messages cost: postal models per locality class and the
+// max-rate model of messages leaving a node.
+struct Network {
+  Postal same_node;
+  Postal other_node;
+  MaxRate off_node;
+};
+
+// Per-rank statistics of one exchange, each already reduced with MAX over
+// the ranks (node-level ones: over the nodes). Bytes are message bytes.
+struct CommStats {
+  double messages_same_node = 0;  // messages a rank sends to other ranks of its node
+  double bytes_same_node = 0;
+  double messages_other_node = 0;  // messages a rank sends to ranks on other nodes
+  double bytes_other_node = 0;
+  double destination_nodes = 0;          // distinct nodes a node sends to (its own not counted)
+  double max_node_pair_bytes = 0;        // most bytes from one node to one other node
+  double bytes_leaving_node = 0;         // all bytes a node's ranks send off the node
+  double unique_bytes_leaving_node = 0;  // the same after deduplication (each value once per destination node)
+  double ranks_per_node = 1;
+};
+
+enum class Strategy { standard, two_step, three_step, split };
+// "standard", "2step", "3step", "split".
+const char *strategy_name(Strategy s);
+
+struct Cost {
+  double seconds = 0;
+  double latency = 0, injection = 0, bandwidth = 0, node_bandwidth = 0;  // the four sums
+  const char *dominant = "latency";
+};
+
+Cost cost_standard(const Network &net, const CommStats &st);
+Cost cost_2step(const Network &net, const CommStats &st);
+Cost cost_3step(const Network &net, const CommStats &st);
+// chunk_bytes <= 0: no limit, the same as 3step.
+Cost cost_split(const Network &net, const CommStats &st, double chunk_bytes);
+// Any strategy (chunk_bytes only for split).
+Cost cost_of(Strategy s, const Network &net, const CommStats &st, double chunk_bytes = 0);
+
+struct Ranked {
+  Strategy strategy;
+  double chunk_bytes;  // split only
+  Cost cost;
+};
+// Every strategy (split once per chunk size given), fastest first; ties keep
+// the order standard, 2step, 3step, split.
+std::vector<Ranked> rank_strategies(const Network &net, const CommStats &st,
+                                    const std::vector<double> &split_chunk_bytes = {});
+
+}  // namespace stf::model
