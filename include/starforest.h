@@ -252,6 +252,15 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *   (collective) plans the steps; split plans again, once, for each
  *   new unit size. Operations of such an SF may be ended in any order:
  *   ending one finishes those begun before it.
+ *   "auto"     at set-up, the one of basic, neighbor, 2step, 3step and
+ *              split (node-aware ones across nodes only) with the smallest
+ *              predicted time for 8-byte units (stf_explain prints the
+ *              predictions), from the machine profile -stf_model_profile
+ *              FILE (else built-in values); -stf_autotune N also times the
+ *              three best predictions over N interleaved rounds of a bcast
+ *              and a reduce (collective, at set-up) and keeps the fastest.
+ *              Every rank makes the same choice; stf_get_type and stf_view
+ *              then name it (stf_view with the predictions).
  * stf_view() names the transport in use, its parameters and fallbacks.
  * STF_ERR_OPTION for an unknown type. Not collective. */
 int stf_set_type(stf_sf sf, const char *type);
@@ -314,6 +323,17 @@ int stf_duplicate(stf_sf sf, stf_duplicate_mode mode, stf_sf *newsf);
  * gathered to rank 0, which writes it to its out (NULL: stdout); other ranks
  * write nothing. An SF without a graph prints "no graph". Collective. */
 int stf_view(stf_sf sf, FILE *out);
+/* What the performance model says of this SF for units of `unit`: its
+ * traffic (busiest rank and node), the predicted time of one bcast under
+ * every transport and strategy that applies (node-aware ones across nodes
+ * only), fastest first, with each one's dominant term (latency, injection,
+ * bandwidth, node bandwidth), the position of its messages on the message
+ * roofline, and, once the SF has run operations, the measured time per
+ * bcast and reduce beside them (the timings of stf_stats). The machine
+ * profile is -stf_model_profile FILE (written by scripts/bench calibrate),
+ * else built-in values, which the text says. Sets the SF up if needed.
+ * Rank 0 writes to out (NULL: stdout). Collective. */
+int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out);
 
 /* ---- operations ---------------------------------------------------------- *
  * begin returns a request; end completes it and sets it to NULL. Until end,

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "device/registry.h"
+#include "sf/choice.h"
 #include "sf/sf.h"
 #include "transport/registry.h"
 
@@ -18,6 +19,8 @@ const OptionSpecs &all_option_specs() {
         if (std::find(s.begin(), s.end(), o) == s.end()) s.push_back(o);  // rows may share options
     for (const OptionSpec *o : base_option_specs()) s.push_back(o);
     s.push_back(&device_option());
+    s.push_back(&model_profile_option);
+    s.push_back(&autotune_option);
     return s;
   }();
   return specs;

@@ -2,6 +2,7 @@
 // the transport for them, then the operations pointed at both.
 #include "core/error.h"
 #include "device/device.h"
+#include "sf/choice.h"
 #include "sf/sf.h"
 #include "transport/registry.h"
 
@@ -42,6 +43,7 @@ int ensure_setup(stf_sf sf) {
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   auto plan = std::make_unique<Plan>();
   STF_CHECK(build_plan(*sf, *sf, sf->opts, plan.get()));
+  if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
   STF_CHECK(install_plan(sf, std::move(plan)));
   if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
   return STF_SUCCESS;

@@ -34,6 +34,8 @@ void clear(stf_sf sf) {
   sf->transport.reset();
   sf->plan.reset();
   sf->topology = nullptr;
+  if (!sf->choice.empty()) sf->opts.type = "auto";  // choose again at the next set-up
+  sf->choice.clear();
   sf->degree.clear();
   sf->degree_known = false;
   sf->root_peers = PeerLists();

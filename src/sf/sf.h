@@ -32,6 +32,7 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   const stf::Topology *topology = nullptr;  // set up with the plan; shared, owned by the communicator
   std::unique_ptr<stf::Transport> transport;
   std::unique_ptr<stf::Strategy> strategy;  // node-aware bcast and reduce, when -stf_type names one
+  std::string choice;  // -stf_type auto: why opts.type is what it is (set-up sets both)
   stf::Engine engine;               // requests, counters, device index copies
   std::vector<stf_int> degree;      // valid once degree_known
   bool degree_known = false;

@@ -104,6 +104,7 @@ extern "C" int stf_view(stf_sf sf, FILE *out) {
     std::string transport = sf->strategy    ? sf->strategy->describe()
                             : sf->transport ? sf->transport->describe()
                                             : sf->opts.type;
+    if (!sf->choice.empty()) transport += ", chosen by " + sf->choice;
     std::string nodes = sf->topology ? ", " + stf::node_layout(*sf->topology) : "";
     std::fprintf(out,
                  "star forest on %d rank(s)%s, transport %s, two-sided discovery %s, device data: stream model %s, "

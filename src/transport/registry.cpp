@@ -27,7 +27,7 @@ const TransportKind *find_kind(const std::string &name) {
 // -stf_node_transport and -stf_net_transport: any transport but a strategy.
 int step_transport(const char *name, const std::string &v, Options *o) {
   const TransportKind *k = find_kind(v);
-  if (!k || k->node_aware)
+  if (!k || k->node_aware || v == "auto")
     return set_error(STF_ERR_OPTION, "-%s '%s' is not a transport (a strategy's steps need one, e.g. basic)", name,
                      v.c_str());
   o->extra[name] = v;
@@ -70,6 +70,10 @@ const std::vector<TransportKind> &transport_kinds() {
        {}, make_basic_transport, {&split_bytes_option, &node_transport_option, &net_transport_option}, true},
       {"split", "3step with messages between nodes cut at -stf_split_bytes, spread over the ranks of both nodes", {},
        make_basic_transport, {&split_bytes_option, &node_transport_option, &net_transport_option}, true},
+      {"auto",
+       "at set-up, the one of basic, neighbor, 2step, 3step and split with the smallest predicted time (see "
+       "-stf_model_profile, -stf_autotune, stf_explain)",
+       {}, make_basic_transport, {}},
   };
   return kinds;
 }

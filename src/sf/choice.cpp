@@ -1,0 +1,191 @@
+#include "sf/choice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "core/error.h"
+#include "transport/registry.h"
+
+namespace stf {
+
+const OptionSpec model_profile_option = {
+    "stf_model_profile", "STF_MODEL_PROFILE", "a file",
+    "machine profile (JSON, written by scripts/bench calibrate) for stf_explain and -stf_type auto; '' uses "
+    "built-in values (default '')",
+    "", [](const std::string &v, Options *o) {
+      o->extra["stf_model_profile"] = v;
+      return static_cast<int>(STF_SUCCESS);
+    }};
+const OptionSpec autotune_option = {
+    "stf_autotune", "STF_AUTOTUNE", "0..1000",
+    "with -stf_type auto: time the 3 best predicted candidates over N interleaved rounds and keep the fastest "
+    "(0: the model alone; default 0)",
+    "0", [](const std::string &v, Options *o) {
+      char *end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 0 || n > 1000)
+        return set_error(STF_ERR_OPTION, "-stf_autotune expects a whole number from 0 to 1000, got '%s'", v.c_str());
+      o->extra["stf_autotune"] = v;
+      return static_cast<int>(STF_SUCCESS);
+    }};
+
+int model_profile(stf_sf sf, const model::Profile **out) {
+  static std::mutex lock;
+  static std::map<std::string, std::unique_ptr<model::Profile>> cache;  // by file; "" the built-in one
+  const std::string path = sf->opts.extra_value(model_profile_option);
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    auto p = std::make_unique<model::Profile>(model::default_profile());
+    std::string why;
+    if (!path.empty() && !model::read_profile(path, p.get(), &why))
+      return set_error(STF_ERR_OPTION, "-stf_model_profile '%s': %s", path.c_str(), why.c_str());
+    it = cache.emplace(path, std::move(p)).first;
+  }
+  *out = it->second.get();
+  return STF_SUCCESS;
+}
+
+namespace {
+
+model::CommStats comm_stats(const Traffic &t, double u) {
+  model::CommStats s;
+  s.messages_same_node = t.messages_in_node;
+  s.bytes_same_node = u * t.units_in_node;
+  s.messages_other_node = t.messages_off_node;
+  s.bytes_other_node = u * t.units_off_node;
+  s.destination_nodes = t.node_pairs;
+  s.max_node_pair_bytes = u * t.max_pair_distinct;
+  s.bytes_leaving_node = u * t.node_units_off;
+  s.unique_bytes_leaving_node = u * t.node_distinct_off;
+  s.ranks_per_node = t.ranks_per_node;
+  return s;
+}
+
+Prediction of(const std::string &type, const model::Cost &c) { return {type, c.seconds, c.dominant}; }
+
+}  // namespace
+
+bool auto_candidate(const std::string &type) {
+  return type == "basic" || type == "neighbor" || is_node_aware(type);
+}
+
+std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double u, double split_bytes) {
+  const model::CommStats st = comm_stats(t, u);
+  const model::Cost standard = model::cost_standard(p.network, st);
+  std::vector<Prediction> out = {of("basic", standard)};
+  // Every message of a rank in one collective call; the same messages with
+  // a signal each for the one-sided transports.
+  const double messages = t.messages_in_node + t.messages_off_node;
+  out.push_back({"neighbor", standard.seconds + p.collective.call, standard.dominant});
+  const double signals = messages * p.onesided.sync;
+  out.push_back({"window", standard.seconds + 2 * signals, standard.dominant});  // address and data
+  out.push_back({"putsignal", standard.seconds + signals, standard.dominant});
+  if (t.nodes > 1) {
+    out.push_back(of("2step", model::cost_2step(p.network, st)));
+    out.push_back(of("3step", model::cost_3step(p.network, st)));
+    out.push_back(of("split", model::cost_split(p.network, st, split_bytes)));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Prediction &a, const Prediction &b) { return a.seconds < b.seconds; });
+  return out;
+}
+
+int autotune_pick(int candidates, int rounds, const std::function<double(int)> &time_round) {
+  std::vector<std::vector<double>> samples(candidates);
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < candidates; k++) {
+      const int c = (r + k) % candidates;  // who goes first rotates
+      samples[c].push_back(time_round(c));
+    }
+  int best = 0;
+  double best_median = 0;
+  for (int c = 0; c < candidates; c++) {
+    std::vector<double> &s = samples[c];
+    std::sort(s.begin(), s.end());
+    const double median = s.empty() ? 0 : s[s.size() / 2];
+    if (c == 0 || median < best_median) best = c, best_median = median;
+  }
+  return best;
+}
+
+namespace {
+
+// One round of a candidate: a bcast and a reduce of doubles, the slowest
+// rank's time.
+double time_candidate(stf_sf sf, std::vector<double> &roots, std::vector<double> &leaves) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  stf_get_comm(sf, &comm);
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE);
+  stf_reduce(sf, MPI_DOUBLE, leaves.data(), roots.data(), MPI_SUM);
+  double t = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return t;
+}
+
+// Time the candidates on copies of sf; *best their index of the fastest.
+int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int *best, std::vector<double> *medians) {
+  std::vector<stf_sf> copies(cands.size(), nullptr);
+  int rc = STF_SUCCESS;
+  for (std::size_t c = 0; c < cands.size() && !rc; c++) {
+    rc = stf_duplicate(sf, STF_DUPLICATE_GRAPH, &copies[c]);
+    if (!rc) {
+      copies[c]->opts.type = cands[c].type;
+      rc = stf_setup(copies[c]);
+    }
+  }
+  if (!rc) {
+    std::vector<double> roots(sf->nroots + 1, 1.0), leaves(sf->maxleaf + 2, 0.0);
+    for (stf_sf c : copies) time_candidate(c, roots, leaves);  // warm-up
+    std::vector<std::vector<double>> seen(cands.size());
+    *best = autotune_pick(static_cast<int>(cands.size()), rounds, [&](int c) {
+      const double t = time_candidate(copies[c], roots, leaves);
+      seen[c].push_back(t);
+      return t;
+    });
+    for (auto &s : seen) {
+      std::sort(s.begin(), s.end());
+      medians->push_back(s.empty() ? 0 : s[s.size() / 2]);
+    }
+  }
+  for (stf_sf &c : copies) stf_destroy(&c);
+  return rc;
+}
+
+}  // namespace
+
+int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
+  const model::Profile *profile = nullptr;
+  STF_CHECK(model_profile(sf, &profile));
+  Traffic traffic;
+  STF_CHECK(measure_traffic(*sf, plan, topology, &traffic));
+  const double split_bytes = std::atof(sf->opts.extra_value(split_bytes_option).c_str());
+  std::vector<Prediction> cands;
+  for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_bytes))
+    if (auto_candidate(p.type)) cands.push_back(p);
+  std::ostringstream why;
+  why << "auto (predicted for 8-byte units, " << (profile->defaults ? "built-in profile" : profile->machine) << ":";
+  for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";
+  why << ")";
+  int pick = 0;
+  const int rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
+  if (rounds > 0) {
+    std::vector<Prediction> best(cands.begin(), cands.begin() + std::min<std::size_t>(3, cands.size()));
+    std::vector<double> medians;
+    STF_CHECK(autotune(sf, best, rounds, &pick, &medians));
+    why << ", timed over " << rounds << " rounds (bcast + reduce, slowest rank, median):";
+    for (std::size_t c = 0; c < best.size(); c++) why << " " << best[c].type << " " << 1e6 * medians[c] << " us";
+  }
+  // Every rank computed the same; rank 0's word settles it regardless.
+  STF_MPI(MPI_Bcast(&pick, 1, MPI_INT, 0, sf->comm));
+  sf->opts.type = cands[pick].type;
+  sf->choice = why.str();
+  return STF_SUCCESS;
+}
+
+}  // namespace stf

@@ -1,0 +1,48 @@
+// Predicting and choosing how an SF communicates: the model layer's costs
+// of every transport and strategy for this SF's traffic (traffic.h), the
+// machine profile they use (-stf_model_profile), -stf_type auto (the
+// smallest prediction) and -stf_autotune N (the best predictions timed).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+#include "sf/traffic.h"
+
+namespace stf {
+
+struct Prediction {
+  std::string type;          // -stf_type value
+  double seconds = 0;        // one bcast (a reduce moves the same messages back)
+  const char *dominant = "";  // the model's largest term
+};
+
+// The profile -stf_model_profile (or STF_MODEL_PROFILE) names for sf, read
+// once per file; the built-in one (marked defaults) without. STF_ERR_OPTION
+// for a file that cannot be read or parsed.
+int model_profile(stf_sf sf, const model::Profile **out);
+
+// Every transport and strategy that applies (node-aware ones only across
+// nodes), fastest first, for units of unit_bytes. Pure: the same traffic
+// and profile give the same list on every rank.
+std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double unit_bytes,
+                                    double split_bytes);
+// The candidates -stf_type auto chooses among.
+bool auto_candidate(const std::string &type);
+
+// The index of the candidate with the smallest median over `rounds` rounds,
+// where time_round(c) gives one round's time of candidate c (the slowest
+// rank's, so the same on every rank); candidates alternate inside a round.
+int autotune_pick(int candidates, int rounds, const std::function<double(int)> &time_round);
+
+// -stf_type auto, at set-up, for sf's plan and topology (before its
+// transport exists): sets sf->opts.type to the choice and sf->choice to
+// why. Collective.
+int choose_type(stf_sf sf, const Plan &plan, const Topology &topology);
+
+// -stf_model_profile.
+extern const OptionSpec model_profile_option, autotune_option;
+
+}  // namespace stf

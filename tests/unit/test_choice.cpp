@@ -1,0 +1,69 @@
+// Choosing a transport: the timed trial's pick (through an injected clock)
+// and the model's ranking on synthetic profiles where the answer is known.
+#include <gtest/gtest.h>
+
+#include "sf/choice.h"
+
+namespace {
+
+using stf::Prediction;
+
+TEST(Autotune, PicksTheSmallestMedianDespiteOutliers) {
+  // Candidate 1 is fastest but has one very slow round; 2 is steady.
+  int calls[3] = {0, 0, 0};
+  const int pick = stf::autotune_pick(3, 7, [&](int c) {
+    const int k = calls[c]++;
+    if (c == 0) return 5.0 + 0.1 * k;
+    if (c == 1) return k == 3 ? 100.0 : 3.0;
+    return 4.0;
+  });
+  EXPECT_EQ(pick, 1);
+  EXPECT_EQ(calls[0], 7);
+  EXPECT_EQ(calls[1], 7);
+  EXPECT_EQ(calls[2], 7);
+}
+
+stf::Traffic many_node_pairs() {
+  // 8 nodes of 4 ranks; each rank sends to 28 ranks on 7 other nodes, and
+  // every value it sends is wanted by all 4 ranks of a node.
+  stf::Traffic t;
+  t.ranks = 32, t.nodes = 8, t.ranks_per_node = 4;
+  t.messages_in_node = 3, t.units_in_node = 30;
+  t.messages_off_node = 28, t.units_off_node = 280;
+  t.destination_nodes = 7, t.max_units_to_node = 40;
+  t.node_pairs = 7, t.node_units_off = 4 * 280, t.node_distinct_off = 280, t.max_pair_distinct = 40;
+  t.node_messages_off = 4 * 28;
+  return t;
+}
+
+const Prediction &find(const std::vector<Prediction> &p, const char *type) {
+  for (const Prediction &x : p)
+    if (x.type == type) return x;
+  static Prediction none;
+  ADD_FAILURE() << type << " not predicted";
+  return none;
+}
+
+TEST(Predict, SlowNetworkFavoursNodeAware) {
+  stf::model::Profile p = stf::model::default_profile();
+  for (auto &s : p.network.other_node.segments) s.alpha = 50e-6;  // a slow network
+  const auto preds = stf::predict_all(p, many_node_pairs(), 8, 16384);
+  ASSERT_FALSE(preds.empty());
+  EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split" || preds.front().type == "2step")
+      << preds.front().type;
+  EXPECT_LT(find(preds, "3step").seconds, find(preds, "basic").seconds);
+  for (std::size_t i = 1; i < preds.size(); i++) EXPECT_LE(preds[i - 1].seconds, preds[i].seconds);
+}
+
+TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
+  stf::Traffic t;
+  t.ranks = 2, t.nodes = 1, t.ranks_per_node = 2;
+  t.messages_in_node = 1, t.units_in_node = 4;
+  const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384);
+  EXPECT_EQ(preds.front().type, "basic");
+  for (const Prediction &x : preds) EXPECT_FALSE(x.type == "2step" || x.type == "3step" || x.type == "split");
+  EXPECT_TRUE(stf::auto_candidate("neighbor"));
+  EXPECT_FALSE(stf::auto_candidate("window"));
+}
+
+}  // namespace
