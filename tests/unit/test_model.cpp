@@ -101,6 +101,20 @@ TEST(ModelMaxRate, FitRecoversNodeAndPairRates) {
   EXPECT_NEAR(f.time(8, 1e6), alpha + 8e6 / f.node_rate, 1e-12);
 }
 
+TEST(ModelMaxRate, PairsSlowerTogetherThanAloneGiveALowNodeRate) {
+  // Two pairs take 8x as long as one: the node carries a quarter of one
+  // pair's rate in all (cores shared by more ranks than they can run).
+  const double alpha = 1e-6, rb = 4e9;
+  std::vector<m::MaxRateSample> samples;
+  for (double s : {1048576.0, 4194304.0}) {
+    samples.push_back({1, s, alpha + s / rb});
+    samples.push_back({2, s, alpha + 8 * s / rb});
+  }
+  const m::MaxRate f = m::fit_maxrate(samples, alpha);
+  EXPECT_NEAR(f.pair_rate, rb, 0.01 * rb);
+  EXPECT_NEAR(f.node_rate, rb / 4, 0.01 * rb);
+}
+
 TEST(ModelMaxRate, UnsaturatedNodeGivesTheRateTheDataShows) {
   const double alpha = 1e-6, rb = 4e9;
   std::vector<m::MaxRateSample> samples;
