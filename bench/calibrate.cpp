@@ -86,7 +86,7 @@ int parse(int argc, char **argv, Options &o) {
   if (o.quick) {
     o.max_size = std::min(o.max_size, 65536.0);
     o.settings.rounds = 3;
-    o.settings.round_seconds = 0.001;
+    o.settings.round_seconds = 0.0005;
   }
   if (o.ranks_per_node < 0 || o.max_size < 64 || o.max_size > (1 << 30) || o.settings.rounds < 1 ||
       !(o.settings.round_seconds > 0)) {

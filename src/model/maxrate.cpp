@@ -50,7 +50,10 @@ MaxRate fit_maxrate(const std::vector<MaxRateSample> &samples, double alpha) {
     const double inv_rn = k < n ? spc / spp : 0;
     double err = 0;
     for (int i = 0; i < n; ++i) {
-      const double model = std::max(flat, p[i] * inv_rn);
+      // Each branch where it was fitted: a node whose shared resource
+      // gives several pairs less than one pair gets (R_N < R_b) is fitted
+      // as measured, not forced through max() at one pair.
+      const double model = i < k ? flat : p[i] * inv_rn;
       err += (model - c[i]) * (model - c[i]) / (c[i] * c[i]);
     }
     if (err < best_err) {

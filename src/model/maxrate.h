@@ -32,12 +32,15 @@ struct MaxRateSample {
   double seconds = 0;
 };
 
-// Fits R_b and R_N (alpha given, e.g. the postal model's at large sizes):
-// each sample gives an effective time per byte c = (T - alpha) / s; the
-// pair counts split into those on the flat R_b branch (c = 1 / R_b) and
-// those on the rising R_N branch (c = pairs / R_N) where the split leaves
-// the smallest relative error. When no count saturates the node, R_N is
-// set to the largest count times R_b: the most the data shows.
+// Fits R_b and R_N (alpha given, e.g. the postal model's small-message
+// latency): each sample gives an effective time per byte c = (T - alpha) / s
+// (median over sizes per pair count); the pair counts split into the lower
+// ones, on the flat R_b branch (c = 1 / R_b), and the higher ones, on the
+// rising R_N branch (c = pairs / R_N), where the split leaves the smallest
+// relative error. When no count saturates the node, R_N comes out as the
+// largest count times R_b: the most the data shows. R_N may come out below
+// R_b (several pairs together slower than one, as on an oversubscribed
+// machine); time() then holds one pair to R_N as well.
 MaxRate fit_maxrate(const std::vector<MaxRateSample> &samples, double alpha);
 
 }  // namespace stf::model

@@ -37,7 +37,8 @@ Profile default_profile();
 
 // The profile as JSON (see docs/MODEL.md for the fields).
 std::string profile_to_json(const Profile &p);
-// Reads a profile. Members that are absent keep their built-in value;
+// Reads a profile. format and version are required; other members that
+// are absent keep their built-in value;
 // anything malformed (bad JSON, a wrong type, a negative or non-finite
 // number, unsorted segments, another format) is an error: false, with the
 // reason in *error, and *out unchanged.

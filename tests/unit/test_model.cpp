@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -99,6 +100,20 @@ TEST(ModelMaxRate, FitRecoversNodeAndPairRates) {
   // One pair is limited by its own rate, eight by the node's.
   EXPECT_NEAR(f.time(1, 1e6), alpha + 1e6 / f.pair_rate, 1e-12);
   EXPECT_NEAR(f.time(8, 1e6), alpha + 8e6 / f.node_rate, 1e-12);
+}
+
+TEST(ModelMaxRate, PairsSlowerTogetherThanAloneGiveALowNodeRate) {
+  // Two pairs take 8x as long as one: the node carries a quarter of one
+  // pair's rate in all (cores shared by more ranks than they can run).
+  const double alpha = 1e-6, rb = 4e9;
+  std::vector<m::MaxRateSample> samples;
+  for (double s : {1048576.0, 4194304.0}) {
+    samples.push_back({1, s, alpha + s / rb});
+    samples.push_back({2, s, alpha + 8 * s / rb});
+  }
+  const m::MaxRate f = m::fit_maxrate(samples, alpha);
+  EXPECT_NEAR(f.pair_rate, rb, 0.01 * rb);
+  EXPECT_NEAR(f.node_rate, rb / 4, 0.01 * rb);
 }
 
 TEST(ModelMaxRate, UnsaturatedNodeGivesTheRateTheDataShows) {
@@ -355,3 +370,33 @@ TEST(ModelJson, ParsesWhatProfilesUse) {
   EXPECT_FALSE(m::parse_json("{\"a\": 1,}", &back, &error));
   EXPECT_NE(error.find("line 1, column 9"), std::string::npos) << error;
 }
+
+#ifdef STF_PROFILE_DIR
+// The example profiles that bench/calibrate wrote read back as measured ones,
+// and on the namespace cluster's (TCP between hosts) the node-aware routing
+// of many small messages to many nodes beats sending each one.
+TEST(ModelProfile, SharedExamplesRead) {
+  int seen = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(STF_PROFILE_DIR)) {
+    if (entry.path().extension() != ".json") continue;
+    m::Profile p;
+    std::string error;
+    ASSERT_TRUE(m::read_profile(entry.path().string(), &p, &error)) << error;
+    EXPECT_FALSE(p.defaults) << entry.path();
+    EXPECT_TRUE(p.network.same_node.measured && p.network.other_node.measured) << entry.path();
+    EXPECT_GT(p.network.other_node.time(8), 0) << entry.path();
+    ++seen;
+    if (p.ranks_per_node != 0) continue;  // emulated nodes: no network
+    m::CommStats st;
+    st.ranks_per_node = 16;
+    st.messages_other_node = 64;
+    st.bytes_other_node = 64 * 64;
+    st.destination_nodes = 16;
+    st.bytes_leaving_node = 16 * st.bytes_other_node;
+    st.unique_bytes_leaving_node = st.bytes_leaving_node;
+    st.max_node_pair_bytes = st.bytes_leaving_node / 16;
+    EXPECT_LT(m::cost_3step(p.network, st).seconds, m::cost_standard(p.network, st).seconds) << entry.path();
+  }
+  EXPECT_GE(seen, 1);
+}
+#endif
