@@ -20,7 +20,8 @@
  *   stf_error_name, stf_last_error_message and stf_options_help, which
  *   cannot fail; stf_get_version and stf_set_error always succeed (the
  *   latter returns the code it is given). Bad input gives an error, never
- *   an abort, a crash or corrupted data.
+ *   an abort, a crash or corrupted data. No C++ exception leaves the
+ *   library: allocation failures are STF_ERR_MEMORY.
  * - On failure stf_last_error_message() explains it: thread-local, valid
  *   until the next failure on this thread. It does not repeat the code's
  *   name: print stf_error_name(code) beside it. The apps library

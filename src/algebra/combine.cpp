@@ -77,7 +77,7 @@ int check_concatenate(int n, const stf_sf sfs[], const stf_int leaf_offsets[], s
 using namespace stf;
 
 extern "C" int stf_concatenate(int n, const stf_sf sfs[], const stf_int leaf_offsets[], stf_concat_roots root_mode,
-                               stf_sf *out) {
+                               stf_sf *out) try {
   STF_CHECK(check_concatenate(n, sfs, leaf_offsets, root_mode, out));
   std::vector<std::vector<stf_node>> roots(n);
   stf_int nroots = 0;
@@ -96,9 +96,9 @@ extern "C" int stf_concatenate(int n, const stf_sf sfs[], const stf_int leaf_off
   }
   return new_sf(sfs[0]->comm, sfs[0]->opts, nroots, static_cast<stf_int>(iremote.size()), ilocal.data(),
                 iremote.data(), out);
-}
+} STF_API_CATCH
 
-extern "C" int stf_merge(stf_sf a, stf_sf b, stf_sf *c) {
+extern "C" int stf_merge(stf_sf a, stf_sf b, stf_sf *c) try {
   const char *what = "stf_merge";
   STF_CHECK(check_pair(a, b, c, what));
   int rc = check_same_comm(a, b, what);
@@ -109,9 +109,9 @@ extern "C" int stf_merge(stf_sf a, stf_sf b, stf_sf *c) {
   for (stf_int i = 0; i < a->nleaves; i++) at[a->leaf_at(i)] = a->iremote[i];
   for (stf_int i = 0; i < b->nleaves; i++) at[b->leaf_at(i)] = b->iremote[i];  // B wins
   return sf_from_slots(a, a->nroots, at, c);
-}
+} STF_API_CATCH
 
-extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ldl, stf_sf *out) {
+extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ldl, stf_sf *out) try {
   const char *what = "stf_create_strided";
   STF_CHECK(check_one(sf, out, what));
   if (ldr < 0) ldr = sf->nroots;
@@ -140,4 +140,4 @@ extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ld
     }
   return new_sf(sf->comm, sf->opts, bs * ldr, static_cast<stf_int>(iremote.size()), ilocal.data(), iremote.data(),
                 out);
-}
+} STF_API_CATCH

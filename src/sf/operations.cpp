@@ -82,56 +82,64 @@ using stf::OpArgs;
 using stf::OpKind;
 
 extern "C" int stf_bcast_begin(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op,
-                               stf_request *req) {
+                               stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr}, req);
-}
-extern "C" int stf_bcast_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::bcast); }
-extern "C" int stf_bcast(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op) {
+} STF_API_CATCH
+extern "C" int stf_bcast_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::bcast);
+} STF_API_CATCH
+extern "C" int stf_bcast(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op) try {
   return stf::blocking(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr});
-}
+} STF_API_CATCH
 
 extern "C" int stf_bcast_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype rootmtype, const void *rootdata,
-                                   stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req) {
+                                   stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr, rootmtype, leafmtype}, req);
-}
+} STF_API_CATCH
 
 extern "C" int stf_reduce_begin(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op,
-                                stf_request *req) {
+                                stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr}, req);
-}
+} STF_API_CATCH
 extern "C" int stf_reduce_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype leafmtype, const void *leafdata,
-                                    stf_memtype rootmtype, void *rootdata, MPI_Op op, stf_request *req) {
+                                    stf_memtype rootmtype, void *rootdata, MPI_Op op, stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr, leafmtype, rootmtype}, req);
-}
-extern "C" int stf_reduce_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::reduce); }
-extern "C" int stf_reduce(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op) {
+} STF_API_CATCH
+extern "C" int stf_reduce_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::reduce);
+} STF_API_CATCH
+extern "C" int stf_reduce(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op) try {
   return stf::blocking(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr});
-}
+} STF_API_CATCH
 
 extern "C" int stf_fetch_and_op_begin(stf_sf sf, MPI_Datatype unit, void *rootdata, const void *leafdata,
-                                      void *leafupdate, MPI_Op op, stf_request *req) {
+                                      void *leafupdate, MPI_Op op, stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::fetch_and_op, unit, op, leafdata, rootdata, leafupdate}, req);
-}
-extern "C" int stf_fetch_and_op_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::fetch_and_op); }
+} STF_API_CATCH
+extern "C" int stf_fetch_and_op_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::fetch_and_op);
+} STF_API_CATCH
 extern "C" int stf_fetch_and_op(stf_sf sf, MPI_Datatype unit, void *rootdata, const void *leafdata,
-                                void *leafupdate, MPI_Op op) {
+                                void *leafupdate, MPI_Op op) try {
   return stf::blocking(sf, OpArgs{OpKind::fetch_and_op, unit, op, leafdata, rootdata, leafupdate});
-}
+} STF_API_CATCH
 
 extern "C" int stf_gather_begin(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *multirootdata,
-                                stf_request *req) {
+                                stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::gather, unit, MPI_REPLACE, leafdata, multirootdata, nullptr}, req);
-}
-extern "C" int stf_gather_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::gather); }
-extern "C" int stf_gather(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *multirootdata) {
+} STF_API_CATCH
+extern "C" int stf_gather_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::gather);
+} STF_API_CATCH
+extern "C" int stf_gather(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *multirootdata) try {
   return stf::blocking(sf, OpArgs{OpKind::gather, unit, MPI_REPLACE, leafdata, multirootdata, nullptr});
-}
+} STF_API_CATCH
 
 extern "C" int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata,
-                                 stf_request *req) {
+                                 stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::scatter, unit, MPI_REPLACE, multirootdata, leafdata, nullptr}, req);
-}
-extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) {
+} STF_API_CATCH
+extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) try {
   STF_CHECK(stf::check_sf(sf));
   if (done && req && *req && (*req)->staged) {
     stf_request r = nullptr;
@@ -140,9 +148,11 @@ extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) {
     return stf::advance_staged(sf, req, false, done);
   }
   return stf::test_operation(sf->engine, req, done);
-}
+} STF_API_CATCH
 
-extern "C" int stf_scatter_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::scatter); }
-extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata) {
+extern "C" int stf_scatter_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::scatter);
+} STF_API_CATCH
+extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata) try {
   return stf::blocking(sf, OpArgs{OpKind::scatter, unit, MPI_REPLACE, multirootdata, leafdata, nullptr});
-}
+} STF_API_CATCH

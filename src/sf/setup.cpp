@@ -49,9 +49,11 @@ int ensure_setup(stf_sf sf) {
 
 }  // namespace stf
 
-extern "C" int stf_setup(stf_sf sf) { return stf::ensure_setup(sf); }
+extern "C" int stf_setup(stf_sf sf) try {
+  return stf::ensure_setup(sf);
+} STF_API_CATCH
 
-extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local_rank, int *local_size) {
+extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local_rank, int *local_size) try {
   STF_CHECK(stf::check_sf(sf));
   if (!sf->topology) return stf::set_error(STF_ERR_STATE, "stf_get_node_layout: the SF is not set up");
   const stf::Topology &t = *sf->topology;
@@ -60,4 +62,4 @@ extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local
   if (local_rank) *local_rank = t.local_rank;
   if (local_size) *local_size = t.local_size;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
