@@ -264,7 +264,9 @@ int stf_get_type(stf_sf sf, const char **type);
  * ilocal: leaf slots (length nleaves, unique, >= 0), or NULL for 0..nleaves-1.
  * iremote: root of each leaf (length nleaves).
  * Checks done here (local): counts >= 0, non-NULL arrays for nleaves > 0,
- * ranks inside the communicator, offsets >= 0, no duplicate leaf.
+ * ranks inside the communicator, offsets >= 0, leaf slots < INT_MAX
+ * (STF_ERR_ARG: leaf buffers have maxleaf + 1 slots, which must fit in
+ * stf_int), no duplicate leaf.
  * Root offsets >= the owner's nroots are caught at stf_setup(), on every
  * rank while -stf_validate is on (the default: one allreduce at set-up),
  * on the owner only with -stf_validate 0 (see "Errors"). Not collective. */

@@ -1,6 +1,7 @@
 // Distributed CSR matrix: row-block partition, diagonal / off-diagonal split
 // with compacted ghost columns, and the ghost SF that feeds SpMV.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <new>
 #include <numeric>
@@ -61,8 +62,9 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   if (g.nrows != g.ncols)
     return fail(STF_ERR_ARG, "the matrix is %lld x %lld; only square matrices are supported",
                 static_cast<long long>(g.nrows), static_cast<long long>(g.ncols));
-  if (g.nrows > 0x7fffffff) return fail(STF_ERR_ARG, "%lld rows exceed the 32-bit index range",
-                                        static_cast<long long>(g.nrows));
+  // Row pointers have nrows + 1 entries, a count that must fit in stf_int.
+  if (g.nrows < 0 || g.nrows >= INT_MAX)
+    return fail(STF_ERR_ARG, "%lld rows: the row count must lie in [0, INT_MAX)", static_cast<long long>(g.nrows));
   std::vector<int64_t> first = split_rows(g, how, size);
   A->nglobal = g.nrows;
   A->first = first[rank];
