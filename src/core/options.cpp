@@ -38,6 +38,12 @@ const OptionSpec validate_spec = {
     "every rank; 0 skips its one allreduce, and a bad offset then fails on its owner only (default 1)",
     "1",
     [](const std::string &v, Options *o) { return parse_bool("stf_validate", v, &o->validate); }};
+const OptionSpec debug_spec = {
+    "stf_debug", "STF_DEBUG", "0|1",
+    "debugging aid: every begin checks its arguments (data pointers, unit and op, request pointer) on every rank "
+    "and agrees on the verdict with one allreduce before any message is posted, so an error on one rank is an "
+    "error on all instead of a hang; costs that allreduce per operation (default 0)",
+    "0", [](const std::string &v, Options *o) { return parse_bool("stf_debug", v, &o->debug); }};
 const OptionSpec pack_opt_spec = {
     "stf_pack_opt", "STF_PACK_OPT", "0|1",
     "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, memcpy or "
@@ -124,7 +130,7 @@ std::string Options::extra_value(const OptionSpec &spec) const {
 }
 
 const OptionSpecs &base_option_specs() {
-  static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &pack_opt_spec,
+  static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &debug_spec,         &pack_opt_spec,
                                     &stream_model_spec, &device_aware_spec, &ranks_per_node_spec};
   return specs;
 }

@@ -37,6 +37,7 @@ struct Options {
   std::string type = "basic";                          // transport (transport/registry.h)
   TwoSided twosided = TwoSided::nbx;                   // discovery algorithm at set-up
   bool validate = true;                                // collective root-offset check at set-up
+  bool debug = false;                                  // every begin agrees on its argument checks
   bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;

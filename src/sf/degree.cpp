@@ -50,7 +50,10 @@ extern "C" int stf_compute_degree_begin(stf_sf sf, stf_request *req) try {
   *req = nullptr;  // a failed begin leaves no request
   STF_CHECK(stf::check_sf(sf));
   STF_CHECK(stf::compute_degree(sf));
-  return stf::acquire_request(sf->engine, sf->engine, stf::OpKind::degree, 0, req);
+  stf_request r = nullptr;
+  STF_CHECK(stf::acquire_request(sf->engine, sf->engine, stf::OpKind::degree, 0, &r));
+  *req = stf::handle_of(r);
+  return STF_SUCCESS;
 } STF_API_CATCH
 
 extern "C" int stf_compute_degree_end(stf_sf sf, stf_request *req, const stf_int **degree) try {

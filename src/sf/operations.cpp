@@ -24,30 +24,45 @@ int begin_staged(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *r
     release_request(r);
     return rc;
   }
-  *req = r;
+  *req = handle_of(r);
   return STF_SUCCESS;
+}
+
+// The local checks of a begin, before anything is set up or posted.
+int check_begin(const OpArgs &a, stf_request *req, Resolved *res) {
+  if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
+  STF_CHECK(check_memtype(a.src_mem, a.kind));
+  STF_CHECK(check_memtype(a.dst_mem, a.kind));
+  return resolve_unit(a, res);
 }
 
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
 int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
-  if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
-  *req = nullptr;
+  if (req) *req = nullptr;
   STF_CHECK(check_sf(owner));
-  STF_CHECK(check_memtype(a.src_mem, a.kind));
-  STF_CHECK(check_memtype(a.dst_mem, a.kind));
+  const bool multi = a.kind == OpKind::gather || a.kind == OpKind::scatter;
   stf_sf mover = owner;
-  if (a.kind == OpKind::gather || a.kind == OpKind::scatter) STF_CHECK(stf_get_multi_sf(owner, &mover));
   Resolved res;
-  STF_CHECK(resolve_unit(a, &res));
-  STF_CHECK(ensure_setup(mover));
+  if (owner->opts.debug) {
+    // -stf_debug: the collective set-up first, then every argument check,
+    // agreed by all ranks before anything is posted.
+    if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
+    STF_CHECK(ensure_setup(mover));
+    int rc = check_begin(a, req, &res);
+    if (!rc) rc = check_data(*mover, a);
+    STF_CHECK(agree(owner->comm, rc));
+  } else {
+    STF_CHECK(check_begin(a, req, &res));
+    if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
+    STF_CHECK(ensure_setup(mover));
+  }
   if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_staged(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
 }
 
-// Finish (wait) or test a strategy's operation; the slot goes back when done.
-int advance_staged(stf_sf owner, stf_request *req, bool wait, int *done) {
-  stf_request r = *req;
+// Finish (wait) or test a strategy's operation in slot r; the slot goes back when done.
+int advance_staged(stf_sf owner, stf_request r, stf_request *req, bool wait, int *done) {
   bool finished = false;
   const int rc = owner->strategy->advance(r->staged, wait, &finished);
   if (done) *done = finished;
@@ -62,11 +77,9 @@ int advance_staged(stf_sf owner, stf_request *req, bool wait, int *done) {
 int end(stf_sf owner, stf_request *req, OpKind kind) {
   STF_CHECK(check_sf(owner));
   stf_request r = nullptr;
-  if (req && *req && (*req)->staged) {
-    STF_CHECK(take_request(owner->engine, req, kind, &r));
-    return advance_staged(owner, req, true, nullptr);
-  }
-  return end_operation(owner->engine, req, kind);
+  STF_CHECK(take_request(owner->engine, req, kind, &r));
+  if (r->staged) return advance_staged(owner, r, req, true, nullptr);
+  return end_operation(r, req);
 }
 
 int blocking(stf_sf sf, const OpArgs &a) {
@@ -141,13 +154,12 @@ extern "C" int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multi
 } STF_API_CATCH
 extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) try {
   STF_CHECK(stf::check_sf(sf));
-  if (done && req && *req && (*req)->staged) {
-    stf_request r = nullptr;
-    *done = 0;
-    STF_CHECK(stf::take_request(sf->engine, req, (*req)->kind, &r));
-    return stf::advance_staged(sf, req, false, done);
-  }
-  return stf::test_operation(sf->engine, req, done);
+  if (!done) return stf::set_error(STF_ERR_NULL, "stf_test: done is NULL");
+  *done = 0;
+  stf_request r = nullptr;
+  STF_CHECK(stf::take_any_request(sf->engine, req, "stf_test", &r));
+  if (r->staged) return stf::advance_staged(sf, r, req, false, done);
+  return stf::test_operation(r, req, done);
 } STF_API_CATCH
 
 extern "C" int stf_scatter_end(stf_sf sf, stf_request *req) try {
