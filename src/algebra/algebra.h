@@ -29,6 +29,11 @@ int check_same_comm(stf_sf a, stf_sf b, const char *what);
 int check_one(stf_sf sf, stf_sf *out, const char *what);
 int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what);
 
+// Collective: set an input SF up if it is not, its root offsets checked on
+// every rank whatever -stf_validate says, so that a bad graph fails
+// everywhere (the algebra's errors are agreed) instead of on its owner.
+int set_up(stf_sf sf);
+
 // Collective: a new SF on comm with the given options and graph (copied).
 int new_sf(MPI_Comm comm, const Options &opts, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
            const stf_node *iremote, stf_sf *out);

@@ -28,6 +28,7 @@ int renumber_roots(int n, const stf_sf sfs[], stf_concat_roots mode, std::vector
     at.assign(leaf_space(sf), kNoNode);
     for (stf_int l = 0; l < sf->nleaves; l++) at[sf->leaf_at(l)] = sf->iremote[l];
     if (mode == STF_CONCAT_ROOTS_LOCAL) {
+      STF_CHECK(set_up(sf));
       std::vector<stf_int> offset(sf->nroots, static_cast<stf_int>(before)), got(leaf_space(sf));
       STF_CHECK(stf_bcast(sf, MPI_INT, offset.data(), got.data(), MPI_REPLACE));
       for (stf_int l = 0; l < sf->nleaves; l++) at[sf->leaf_at(l)].index += got[sf->leaf_at(l)];
@@ -127,6 +128,7 @@ extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ld
     rc = set_error(STF_ERR_ARG, "%s: bs * ld = %lld on rank %d does not fit in stf_int", what,
                    static_cast<long long>(bs) * std::max(ldr, ldl), sf->rank);
   STF_CHECK(agree(sf->comm, rc));
+  STF_CHECK(set_up(sf));
   // Each leaf needs its root owner's ldr.
   std::vector<stf_int> owner_ldr(sf->nroots, ldr), got(leaf_space(sf));
   STF_CHECK(stf_bcast(sf, MPI_INT, owner_ldr.data(), got.data(), MPI_REPLACE));

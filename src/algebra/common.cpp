@@ -32,6 +32,8 @@ int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what) {
   return check_input(b, what);
 }
 
+int set_up(stf_sf sf) { return ensure_setup(sf, true); }
+
 int new_sf(MPI_Comm comm, const Options &opts, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
            const stf_node *iremote, stf_sf *out) {
   STF_CHECK(stf_create(comm, out));

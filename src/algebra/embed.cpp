@@ -29,7 +29,7 @@ int embed(stf_sf sf, Keep side, stf_int n, const stf_int *selected, stf_sf *sub,
   STF_CHECK(check_one(sf, sub, what));
   std::vector<char> keep;
   STF_CHECK(agree(sf->comm, selection(sf, side, n, selected, &keep, what)));
-  STF_CHECK(ensure_setup(sf));
+  STF_CHECK(set_up(sf));
   stf_sf out = nullptr;
   STF_CHECK(stf_create(sf->comm, &out));
   out->opts = sf->opts;

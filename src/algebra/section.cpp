@@ -40,6 +40,7 @@ extern "C" int stf_distribute_section(stf_sf sf, const stf_int *root_count, cons
   const char *what = "stf_distribute_section";
   STF_CHECK(check_one(sf, datasf, what));
   STF_CHECK(agree(sf->comm, check_section(sf, root_count, root_offset, leaf_count, leaf_offset, what)));
+  STF_CHECK(set_up(sf));
   std::vector<Extent> root(sf->nroots), leaf(leaf_space(sf), Extent{0, 0});
   stf_int ndata = 0;  // root data entries: past the last one any root uses
   for (stf_int r = 0; r < sf->nroots; r++) {

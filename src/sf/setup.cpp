@@ -32,7 +32,7 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   return STF_SUCCESS;
 }
 
-int ensure_setup(stf_sf sf) {
+int ensure_setup(stf_sf sf, bool agreed) {
   STF_CHECK(check_graph(sf));
   if (sf->plan) return STF_SUCCESS;
   // The topology first: making it is collective (on the communicator's
@@ -41,7 +41,9 @@ int ensure_setup(stf_sf sf) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   auto plan = std::make_unique<Plan>();
-  STF_CHECK(build_plan(*sf, *sf, sf->opts, plan.get()));
+  Options opts = sf->opts;
+  opts.validate |= agreed;
+  STF_CHECK(build_plan(*sf, *sf, opts, plan.get()));
   STF_CHECK(install_plan(sf, std::move(plan)));
   if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
   return STF_SUCCESS;
