@@ -182,8 +182,10 @@ int stf_get_version(int *major, int *minor, int *patch);
 
 /* Parse an options string such as "-stf_type basic -stf_twosided nbx".
  * Sets the defaults for SFs created afterwards (STF_* environment variables
- * are read first; this string overrides them). STF_ERR_OPTION on unknown
- * options or bad values, with nothing changed. */
+ * are read first; this string overrides them). Calls add up, a later value
+ * of an option replacing an earlier one (so repeated calls keep no more
+ * than one value per option). STF_ERR_OPTION on unknown options or bad
+ * values, with nothing changed. */
 int stf_set_options(const char *options);
 /* Text listing every option, its environment variable and its default. */
 const char *stf_options_help(void);

@@ -1,5 +1,6 @@
 #include "core/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -114,12 +115,17 @@ int for_each_pair(const char *text, F f) {
   return STF_SUCCESS;
 }
 
+// What stf_set_options accepted, one "-name value" per option: a later
+// value replaces an earlier one (and moves to the end, keeping the order in
+// which the last values were given), so repeated calls keep it bounded.
 std::mutex global_mutex;
-std::string global_string;  // every string accepted by stf_set_options, in order
+std::vector<std::pair<std::string, std::string>> global_pairs;
 
 std::string global_copy() {
   std::lock_guard<std::mutex> lock(global_mutex);
-  return global_string;
+  std::string s;
+  for (const auto &p : global_pairs) s += " -" + p.first + " " + p.second;
+  return s;
 }
 
 }  // namespace
@@ -168,10 +174,16 @@ std::string options_help(const OptionSpecs &specs) {
 }
 
 void append_global_options(const char *text) {
-  if (!text) return;
   std::lock_guard<std::mutex> lock(global_mutex);
-  global_string += std::string(" ") + text;
+  for_each_pair(text, [](const std::string &name, const std::string &value) {
+    auto same = [&name](const std::pair<std::string, std::string> &p) { return p.first == name; };
+    global_pairs.erase(std::remove_if(global_pairs.begin(), global_pairs.end(), same), global_pairs.end());
+    global_pairs.emplace_back(name, value);
+    return static_cast<int>(STF_SUCCESS);
+  });
 }
+
+std::string global_options() { return global_copy(); }
 
 std::string process_setting(const OptionSpec &spec) {
   std::string found;

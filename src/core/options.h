@@ -59,9 +59,11 @@ int default_options(const OptionSpecs &specs, Options *out);
 // The help text listing specs.
 std::string options_help(const OptionSpecs &specs);
 
-// The process-wide options string (stf_set_options): checked by the caller,
-// then appended.
+// The process-wide options (stf_set_options): text is checked by the caller,
+// then merged in, its values replacing earlier ones of the same options.
 void append_global_options(const char *text);
+// The merged process-wide options as one string (for tests).
+std::string global_options();
 // A process-wide setting that belongs to no SF (the device): its last value
 // in the process-wide string, else its environment variable, else its
 // fallback. Not checked here: the string was checked when it was set, and
