@@ -20,7 +20,8 @@
  *   stf_error_name, stf_last_error_message and stf_options_help, which
  *   cannot fail; stf_get_version and stf_set_error always succeed (the
  *   latter returns the code it is given). Bad input gives an error, never
- *   an abort, a crash or corrupted data.
+ *   an abort, a crash or corrupted data. No C++ exception leaves the
+ *   library: allocation failures are STF_ERR_MEMORY.
  * - On failure stf_last_error_message() explains it: thread-local, valid
  *   until the next failure on this thread. It does not repeat the code's
  *   name: print stf_error_name(code) beside it. The apps library
@@ -34,10 +35,18 @@
  *     offset past its owner's nroots (STF_ERR_OFFSET) while -stf_validate
  *     is on (the default);
  *     the graph algebra calls and stf_create_from_matching_indices: every
- *     error, argument checks included;
+ *     error, argument checks included (an input SF they set up has its root
+ *     offsets checked on every rank, whatever -stf_validate says);
  *     a *_begin whose (unit, op) is not supported (STF_ERR_TYPE, STF_ERR_OP,
  *     found before any message), provided every rank passes the same unit
- *     and op, as the collective begins require anyway.
+ *     and op, as the collective begins require anyway;
+ *     with -stf_debug 1 (STF_DEBUG=1; a debugging aid, default 0), every
+ *     argument check of a *_begin (NULL data where this rank has roots or
+ *     leaves, memory types, the unit and op, the request pointer): each
+ *     begin agrees on them with one MPI_Allreduce on the SF's communicator
+ *     before any message is posted, so that an error on one rank is an
+ *     error on all (the largest code) instead of a hang. It costs that
+ *     allreduce per operation.
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.
@@ -48,6 +57,14 @@
  *   sends. Make such errors agreed yourself (for example an MPI_Allreduce
  *   of the codes) or end the program (MPI_Abort). With -stf_validate 0, a
  *   bad root offset fails only on its owner (STF_ERR_OFFSET there).
+ * - A failed operation leaves its SF usable: a failed begin or end cancels
+ *   or completes what it had posted and frees its request (an error in an
+ *   end, such as a message longer than posted for when ranks pass units of
+ *   different sizes, still ends the request). Such a failure is local: a
+ *   peer's operation may have succeeded or may wait for messages never sent.
+ * - A request handle is valid from its begin to its end. A stale copy of an
+ *   ended request gives STF_ERR_REQUEST, also once its slot serves a newer
+ *   operation (handles carry the slot's generation, modulo 256).
  *
  * Threads
  * - The library calls MPI from the threads that call it, so it needs the
@@ -165,8 +182,10 @@ int stf_get_version(int *major, int *minor, int *patch);
 
 /* Parse an options string such as "-stf_type basic -stf_twosided nbx".
  * Sets the defaults for SFs created afterwards (STF_* environment variables
- * are read first; this string overrides them). STF_ERR_OPTION on unknown
- * options or bad values, with nothing changed. */
+ * are read first; this string overrides them). Calls add up, a later value
+ * of an option replacing an earlier one (so repeated calls keep no more
+ * than one value per option). STF_ERR_OPTION on unknown options or bad
+ * values, with nothing changed. */
 int stf_set_options(const char *options);
 /* Text listing every option, its environment variable and its default. */
 const char *stf_options_help(void);
@@ -272,7 +291,9 @@ int stf_get_type(stf_sf sf, const char **type);
  * ilocal: leaf slots (length nleaves, unique, >= 0), or NULL for 0..nleaves-1.
  * iremote: root of each leaf (length nleaves).
  * Checks done here (local): counts >= 0, non-NULL arrays for nleaves > 0,
- * ranks inside the communicator, offsets >= 0, no duplicate leaf.
+ * ranks inside the communicator, offsets >= 0, leaf slots < INT_MAX
+ * (STF_ERR_ARG: leaf buffers have maxleaf + 1 slots, which must fit in
+ * stf_int), no duplicate leaf.
  * Root offsets >= the owner's nroots are caught at stf_setup(), on every
  * rank while -stf_validate is on (the default: one allreduce at set-up),
  * on the owner only with -stf_validate 0 (see "Errors"). Not collective. */

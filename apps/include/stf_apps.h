@@ -65,7 +65,8 @@ typedef enum {
 
 /* Collective. Every rank passes the same global matrix (for example each one
  * read the same file) and keeps its own rows. Duplicate entries are summed.
- * STF_ERR_ARG for a non-square matrix or inconsistent input. */
+ * STF_ERR_ARG for a non-square matrix, INT_MAX rows or more (row pointers
+ * count in stf_int) or inconsistent input. */
 int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A);
 /* Collective. Sets *A to NULL. */
 int stf_csr_destroy(stf_csr *A);

@@ -11,4 +11,14 @@ int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 inline int core(int rc, const char *what) {
   return rc ? fail(rc, "%s: %s", what, stf_last_error_message()) : STF_SUCCESS;
 }
+// Inside a catch handler: the code and message for the exception in flight
+// (allocation failures are STF_ERR_MEMORY, anything else STF_ERR_INTERNAL).
+int exception_error() noexcept;
 }  // namespace stf_apps
+
+// No exception may cross the C API: every extern "C" function of the apps
+// library is a function-try-block ending in STF_APPS_CATCH.
+#define STF_APPS_CATCH \
+  catch (...) {        \
+    return ::stf_apps::exception_error(); \
+  }

@@ -18,7 +18,7 @@ int dot(stf_csr A, const std::vector<double> &a, const std::vector<double> &b, d
 
 }  // namespace
 
-extern "C" int stf_cg_solve(stf_csr A, const double *b, double *x, double rtol, int maxit, stf_cg_result *result) {
+extern "C" int stf_cg_solve(stf_csr A, const double *b, double *x, double rtol, int maxit, stf_cg_result *result) try {
   using stf_apps::fail;
   if (!A) return fail(STF_ERR_NULL, "the matrix handle is NULL");
   if (!result) return fail(STF_ERR_NULL, "result is NULL");
@@ -56,4 +56,4 @@ extern "C" int stf_cg_solve(stf_csr A, const double *b, double *x, double rtol, 
   result->residual_norm = std::sqrt(rr);
   result->converged = std::sqrt(rr) <= target;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH

@@ -205,7 +205,7 @@ int dot_sync(stf_csr A, Vecs &v, const Dot &d, double *out, long long *waits) {
 }  // namespace
 
 extern "C" int stf_cg_solve_device(stf_csr A, const double *b, double *x, double rtol, int maxit,
-                                   stf_csr_mult_variant variant, double *history, stf_cg_result *result) {
+                                   stf_csr_mult_variant variant, double *history, stf_cg_result *result) try {
   if (int rc = check_args(A, b, x, rtol, maxit, result)) return rc;
   const long long mult0 = mult_waits(A);
   Vecs v;        // kernel arguments: outlive the workspace's final wait
@@ -245,10 +245,10 @@ extern "C" int stf_cg_solve_device(stf_csr A, const double *b, double *x, double
   result->loop_syncs = loop_waits;
   result->host_syncs = waits + loop_waits + result->mult_syncs;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
 extern "C" int stf_cg_solve_async(stf_csr A, const double *b, double *x, double rtol, int iterations,
-                                  stf_csr_mult_variant variant, double *history, stf_cg_result *result) {
+                                  stf_csr_mult_variant variant, double *history, stf_cg_result *result) try {
   if (int rc = check_args(A, b, x, rtol, iterations, result)) return rc;
   const char *device = nullptr;
   stf_device_get_name(&device);
@@ -304,4 +304,4 @@ extern "C" int stf_cg_solve_async(stf_csr A, const double *b, double *x, double 
   result->loop_syncs = 0;
   result->host_syncs = waits + result->mult_syncs;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH

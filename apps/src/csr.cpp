@@ -1,6 +1,7 @@
 // Distributed CSR matrix: row-block partition, diagonal / off-diagonal split
 // with compacted ghost columns, and the ghost SF that feeds SpMV.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <new>
 #include <numeric>
@@ -61,8 +62,9 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   if (g.nrows != g.ncols)
     return fail(STF_ERR_ARG, "the matrix is %lld x %lld; only square matrices are supported",
                 static_cast<long long>(g.nrows), static_cast<long long>(g.ncols));
-  if (g.nrows > 0x7fffffff) return fail(STF_ERR_ARG, "%lld rows exceed the 32-bit index range",
-                                        static_cast<long long>(g.nrows));
+  // Row pointers have nrows + 1 entries, a count that must fit in stf_int.
+  if (g.nrows < 0 || g.nrows >= INT_MAX)
+    return fail(STF_ERR_ARG, "%lld rows: the row count must lie in [0, INT_MAX)", static_cast<long long>(g.nrows));
   std::vector<int64_t> first = split_rows(g, how, size);
   A->nglobal = g.nrows;
   A->first = first[rank];
@@ -136,7 +138,7 @@ int check(stf_csr A) { return A ? STF_SUCCESS : fail(STF_ERR_NULL, "the matrix h
 
 using namespace stf_apps;
 
-extern "C" int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A) {
+extern "C" int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A) try {
   if (!A) return fail(STF_ERR_NULL, "output matrix pointer is NULL");
   *A = nullptr;
   if (!global) return fail(STF_ERR_NULL, "global matrix is NULL");
@@ -155,9 +157,9 @@ extern "C" int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partitio
   }
   *A = m;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_destroy(stf_csr *A) {
+extern "C" int stf_csr_destroy(stf_csr *A) try {
   if (!A) return fail(STF_ERR_NULL, "pointer to the matrix handle is NULL");
   if (!*A) return STF_SUCCESS;
   const int rc_dev = release_device(*A);
@@ -166,10 +168,10 @@ extern "C" int stf_csr_destroy(stf_csr *A) {
   delete *A;
   *A = nullptr;
   return rc_dev ? rc_dev : rc_sf;
-}
+} STF_APPS_CATCH
 
 extern "C" int stf_csr_get_info(stf_csr A, int64_t *nglobal, stf_int *nlocal, int64_t *first_row, stf_int *nghost,
-                                int64_t *nnz_local) {
+                                int64_t *nnz_local) try {
   if (int rc = check(A)) return rc;
   if (nglobal) *nglobal = A->nglobal;
   if (nlocal) *nlocal = A->nlocal;
@@ -177,23 +179,23 @@ extern "C" int stf_csr_get_info(stf_csr A, int64_t *nglobal, stf_int *nlocal, in
   if (nghost) *nghost = A->nghost;
   if (nnz_local) *nnz_local = static_cast<int64_t>(A->diag.val.size() + A->off.val.size());
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_get_ghost_sf(stf_csr A, stf_sf *sf) {
+extern "C" int stf_csr_get_ghost_sf(stf_csr A, stf_sf *sf) try {
   if (int rc = check(A)) return rc;
   if (!sf) return fail(STF_ERR_NULL, "output SF pointer is NULL");
   *sf = A->ghost_sf;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_get_ghost_columns(stf_csr A, const int64_t **columns) {
+extern "C" int stf_csr_get_ghost_columns(stf_csr A, const int64_t **columns) try {
   if (int rc = check(A)) return rc;
   if (!columns) return fail(STF_ERR_NULL, "output pointer is NULL");
   *columns = A->ghost_cols.data();
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_mult(stf_csr A, const double *x, double *y) {
+extern "C" int stf_csr_mult(stf_csr A, const double *x, double *y) try {
   if (int rc = check(A)) return rc;
   if (A->nlocal > 0 && (!x || !y)) return fail(STF_ERR_NULL, "x or y is NULL");
   if (A->alone) {
@@ -207,17 +209,17 @@ extern "C" int stf_csr_mult(stf_csr A, const double *x, double *y) {
   if (int rc = core(stf_bcast_end(A->ghost_sf, &req), "mult")) return rc;
   multiply(A->off, A->ghost.data(), y, true);
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_mult_local(stf_csr A, const double *x, const double *ghost, double *y) {
+extern "C" int stf_csr_mult_local(stf_csr A, const double *x, const double *ghost, double *y) try {
   if (int rc = check(A)) return rc;
   if ((A->nlocal > 0 && (!x || !y)) || (A->nghost > 0 && !ghost)) return fail(STF_ERR_NULL, "x, ghost or y is NULL");
   multiply(A->diag, x, y, false);
   multiply(A->off, ghost, y, true);
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout) {
+extern "C" int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout) try {
   if (int rc = check(A)) return rc;
   if (!layout) return fail(STF_ERR_NULL, "layout is NULL");
   layout->diag_groups = A->diag.groups();
@@ -226,9 +228,9 @@ extern "C" int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout) {
   layout->off_groups = A->off.groups();
   layout->off_shared_rows = A->off.shared_rows();
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_mult_transpose(stf_csr A, const double *x, double *y) {
+extern "C" int stf_csr_mult_transpose(stf_csr A, const double *x, double *y) try {
   if (int rc = check(A)) return rc;
   if (A->nlocal > 0 && (!x || !y)) return fail(STF_ERR_NULL, "x or y is NULL");
   if (int rc = make_transposes(A)) return rc;
@@ -250,4 +252,4 @@ extern "C" int stf_csr_mult_transpose(stf_csr A, const double *x, double *y) {
     A->work[r] = 0.0;
   }
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH

@@ -120,7 +120,7 @@ int release_device(stf_csr A) {
 
 using namespace stf_apps;
 
-extern "C" int stf_csr_to_device(stf_csr A) {
+extern "C" int stf_csr_to_device(stf_csr A) try {
   if (!A) return fail(STF_ERR_NULL, "the matrix handle is NULL");
   if (A->dev) return fail(STF_ERR_STATE, "stf_csr_to_device: the matrix is already on the device");
   CsrDevice *d = new (std::nothrow) CsrDevice;
@@ -134,9 +134,9 @@ extern "C" int stf_csr_to_device(stf_csr A) {
   if (!rc) rc = core(stf_event_create(&d->diag_done), "stf_csr_to_device");
   if (rc) release_device(A);
   return rc;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_csr_mult_variant variant) {
+extern "C" int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_csr_mult_variant variant) try {
   if (!A) return fail(STF_ERR_NULL, "the matrix handle is NULL");
   if (!A->dev) return fail(STF_ERR_STATE, "stf_csr_mult_device: call stf_csr_to_device first");
   if (variant != STF_CSR_MULT_SPLIT && variant != STF_CSR_MULT_EVENT && variant != STF_CSR_MULT_TWO_STREAMS)
@@ -182,11 +182,11 @@ extern "C" int stf_csr_mult_device(stf_csr A, const double *x, double *y, stf_cs
   d.counts.waits_in_begin += w1 - w0;
   d.counts.waits_in_end += w2 - w1;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_csr_get_sync_counts(stf_csr A, stf_csr_sync_counts *counts) {
+extern "C" int stf_csr_get_sync_counts(stf_csr A, stf_csr_sync_counts *counts) try {
   if (!A) return fail(STF_ERR_NULL, "the matrix handle is NULL");
   if (!counts) return fail(STF_ERR_NULL, "counts is NULL");
   *counts = A->dev ? A->dev->counts : stf_csr_sync_counts{};
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH

@@ -149,7 +149,7 @@ int find_neighbors(stf_grid g) {
 using stf_apps::core;
 using stf_apps::fail;
 
-extern "C" int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_grid *grid) {
+extern "C" int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_grid *grid) try {
   if (!grid) return fail(STF_ERR_NULL, "output grid pointer is NULL");
   *grid = nullptr;
   if (!desc) return fail(STF_ERR_NULL, "grid description is NULL");
@@ -170,9 +170,9 @@ extern "C" int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_gri
   }
   *grid = g;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_grid_destroy(stf_grid *grid) {
+extern "C" int stf_grid_destroy(stf_grid *grid) try {
   if (!grid) return fail(STF_ERR_NULL, "pointer to the grid handle is NULL");
   if (!*grid) return STF_SUCCESS;
   int rc = (*grid)->sf ? stf_destroy(&(*grid)->sf) : STF_SUCCESS;
@@ -180,10 +180,10 @@ extern "C" int stf_grid_destroy(stf_grid *grid) {
   delete *grid;
   *grid = nullptr;
   return core(rc, "destroying the grid SF");
-}
+} STF_APPS_CATCH
 
 extern "C" int stf_grid_get_boxes(stf_grid g, int64_t owned_start[3], int64_t owned_size[3], int64_t ghost_start[3],
-                                  int64_t ghost_size[3]) {
+                                  int64_t ghost_size[3]) try {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
   for (int a = 0; a < 3; a++) {
     if (owned_start) owned_start[a] = g->own_start[a];
@@ -192,38 +192,38 @@ extern "C" int stf_grid_get_boxes(stf_grid g, int64_t owned_start[3], int64_t ow
     if (ghost_size) ghost_size[a] = g->ghost_size[a];
   }
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_grid_get_sizes(stf_grid g, int64_t *global_len, int64_t *local_len) {
+extern "C" int stf_grid_get_sizes(stf_grid g, int64_t *global_len, int64_t *local_len) try {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
   const int64_t dof = g->desc.dof;
   if (global_len) *global_len = g->own_size[0] * g->own_size[1] * g->own_size[2] * dof;
   if (local_len) *local_len = g->ghost_size[0] * g->ghost_size[1] * g->ghost_size[2] * dof;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_grid_get_procs(stf_grid g, int procs[3], int coords[3]) {
+extern "C" int stf_grid_get_procs(stf_grid g, int procs[3], int coords[3]) try {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
   for (int a = 0; a < 3; a++) {
     if (procs) procs[a] = g->procs[a];
     if (coords) coords[a] = g->coord[a];
   }
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_grid_get_neighbors(stf_grid g, int *n, const int **ranks) {
+extern "C" int stf_grid_get_neighbors(stf_grid g, int *n, const int **ranks) try {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
   if (n) *n = static_cast<int>(g->neighbors.size());
   if (ranks) *ranks = g->neighbors.data();
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_grid_get_sf(stf_grid g, stf_sf *sf, MPI_Datatype *unit) {
+extern "C" int stf_grid_get_sf(stf_grid g, stf_sf *sf, MPI_Datatype *unit) try {
   if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
   if (sf) *sf = g->sf;
   if (unit) *unit = g->unit;
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
 namespace {
 
@@ -250,18 +250,22 @@ int exchange(stf_grid g, bool to_local, const double *from, double *to) {
 
 }  // namespace
 
-extern "C" int stf_grid_global_to_local_begin(stf_grid g, const double *global, double *local, stf_request *req) {
+extern "C" int stf_grid_global_to_local_begin(stf_grid g, const double *global, double *local, stf_request *req) try {
   return exchange_begin(g, true, global, local, req);
-}
-extern "C" int stf_grid_global_to_local_end(stf_grid g, stf_request *req) { return exchange_end(g, true, req); }
-extern "C" int stf_grid_global_to_local(stf_grid g, const double *global, double *local) {
+} STF_APPS_CATCH
+extern "C" int stf_grid_global_to_local_end(stf_grid g, stf_request *req) try {
+  return exchange_end(g, true, req);
+} STF_APPS_CATCH
+extern "C" int stf_grid_global_to_local(stf_grid g, const double *global, double *local) try {
   return exchange(g, true, global, local);
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_grid_local_to_global_begin(stf_grid g, const double *local, double *global, stf_request *req) {
+extern "C" int stf_grid_local_to_global_begin(stf_grid g, const double *local, double *global, stf_request *req) try {
   return exchange_begin(g, false, local, global, req);
-}
-extern "C" int stf_grid_local_to_global_end(stf_grid g, stf_request *req) { return exchange_end(g, false, req); }
-extern "C" int stf_grid_local_to_global(stf_grid g, const double *local, double *global) {
+} STF_APPS_CATCH
+extern "C" int stf_grid_local_to_global_end(stf_grid g, stf_request *req) try {
+  return exchange_end(g, false, req);
+} STF_APPS_CATCH
+extern "C" int stf_grid_local_to_global(stf_grid g, const double *local, double *global) try {
   return exchange(g, false, local, global);
-}
+} STF_APPS_CATCH

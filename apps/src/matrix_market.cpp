@@ -234,15 +234,15 @@ int parse_into(const char *text, int64_t length, stf_coo *out) {
 }  // namespace
 }  // namespace stf_apps
 
-extern "C" int stf_mm_parse(const char *text, int64_t length, stf_coo *out) {
+extern "C" int stf_mm_parse(const char *text, int64_t length, stf_coo *out) try {
   if (!out) return stf_apps::fail(STF_ERR_NULL, "output matrix is NULL");
   *out = stf_coo{};
   if (!text && length > 0) return stf_apps::fail(STF_ERR_NULL, "text is NULL");
   if (length < 0) return stf_apps::fail(STF_ERR_ARG, "negative length %lld", static_cast<long long>(length));
   return stf_apps::parse_into(text, length, out);
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_mm_read(const char *path, stf_coo *out) {
+extern "C" int stf_mm_read(const char *path, stf_coo *out) try {
   if (!out) return stf_apps::fail(STF_ERR_NULL, "output matrix is NULL");
   *out = stf_coo{};
   if (!path) return stf_apps::fail(STF_ERR_NULL, "path is NULL");
@@ -253,7 +253,7 @@ extern "C" int stf_mm_read(const char *path, stf_coo *out) {
     return stf_apps::fail(STF_ERR_MEMORY, "out of memory while reading '%s'", path);
   }
   return stf_apps::parse_into(text.data(), static_cast<int64_t>(text.size()), out);
-}
+} STF_APPS_CATCH
 
 extern "C" void stf_coo_free(stf_coo *m) {
   if (!m) return;

@@ -112,7 +112,7 @@ extern "C" void stf_points_free(stf_points *p) {
 }
 
 extern "C" int stf_points_create_test(MPI_Comm comm, int64_t nglobal, int dim, stf_point_dist dist, unsigned seed,
-                                      stf_points *points) {
+                                      stf_points *points) try {
   if (!points) return fail(STF_ERR_NULL, "output points are NULL");
   *points = stf_points{};
   if (nglobal < 0 || nglobal > 0x7fffffff || dim < 1 || dim > 3)
@@ -136,9 +136,9 @@ extern "C" int stf_points_create_test(MPI_Comm comm, int64_t nglobal, int dim, s
     for (int a = 0; a < dim; a++) points->coords[static_cast<std::size_t>(i) * dim + a] = stf_apps::coord_of(mine[i], a);
   }
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
-extern "C" int stf_rcb_partition(MPI_Comm comm, const stf_points *points, int *target) {
+extern "C" int stf_rcb_partition(MPI_Comm comm, const stf_points *points, int *target) try {
   if (!points || (points->n > 0 && (!target || !points->coords)))
     return fail(STF_ERR_NULL, "points, coordinates or target is NULL");
   int size, dim = points->dim;
@@ -153,10 +153,10 @@ extern "C" int stf_rcb_partition(MPI_Comm comm, const stf_points *points, int *t
     if (int rc = stf_apps::bisect_level(comm, p, lo, hi, size)) return rc;
   std::copy(lo.begin(), lo.end(), target);
   return STF_SUCCESS;
-}
+} STF_APPS_CATCH
 
 extern "C" int stf_points_migrate(MPI_Comm comm, const stf_points *in, const int *target, stf_points *out,
-                                  stf_sf *sfout) {
+                                  stf_sf *sfout) try {
   if (!in || !out) return fail(STF_ERR_NULL, "input or output points are NULL");
   *out = stf_points{};
   if (sfout) *sfout = nullptr;
@@ -180,4 +180,4 @@ extern "C" int stf_points_migrate(MPI_Comm comm, const stf_points *in, const int
   else stf_destroy(&sf);
   if (rc) stf_points_free(out);
   return rc;
-}
+} STF_APPS_CATCH

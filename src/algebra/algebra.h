@@ -29,11 +29,10 @@ int check_same_comm(stf_sf a, stf_sf b, const char *what);
 int check_one(stf_sf sf, stf_sf *out, const char *what);
 int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what);
 
-// Collective over comm: every rank learns whether any rank failed. A rank
-// that failed keeps its own code and message; the others return the largest
-// failing code with a message naming the (lowest) rank that failed with it.
-// Called before any step that would hang if some ranks had already returned.
-int agree(MPI_Comm comm, int rc);
+// Collective: set an input SF up if it is not, its root offsets checked on
+// every rank whatever -stf_validate says, so that a bad graph fails
+// everywhere (the algebra's errors are agreed) instead of on its owner.
+int set_up(stf_sf sf);
 
 // Collective: a new SF on comm with the given options and graph (copied).
 int new_sf(MPI_Comm comm, const Options &opts, stf_int nroots, stf_int nleaves, const stf_int *ilocal,

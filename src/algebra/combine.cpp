@@ -28,6 +28,7 @@ int renumber_roots(int n, const stf_sf sfs[], stf_concat_roots mode, std::vector
     at.assign(leaf_space(sf), kNoNode);
     for (stf_int l = 0; l < sf->nleaves; l++) at[sf->leaf_at(l)] = sf->iremote[l];
     if (mode == STF_CONCAT_ROOTS_LOCAL) {
+      STF_CHECK(set_up(sf));
       std::vector<stf_int> offset(sf->nroots, static_cast<stf_int>(before)), got(leaf_space(sf));
       STF_CHECK(stf_bcast(sf, MPI_INT, offset.data(), got.data(), MPI_REPLACE));
       for (stf_int l = 0; l < sf->nleaves; l++) at[sf->leaf_at(l)].index += got[sf->leaf_at(l)];
@@ -77,7 +78,7 @@ int check_concatenate(int n, const stf_sf sfs[], const stf_int leaf_offsets[], s
 using namespace stf;
 
 extern "C" int stf_concatenate(int n, const stf_sf sfs[], const stf_int leaf_offsets[], stf_concat_roots root_mode,
-                               stf_sf *out) {
+                               stf_sf *out) try {
   STF_CHECK(check_concatenate(n, sfs, leaf_offsets, root_mode, out));
   std::vector<std::vector<stf_node>> roots(n);
   stf_int nroots = 0;
@@ -96,9 +97,9 @@ extern "C" int stf_concatenate(int n, const stf_sf sfs[], const stf_int leaf_off
   }
   return new_sf(sfs[0]->comm, sfs[0]->opts, nroots, static_cast<stf_int>(iremote.size()), ilocal.data(),
                 iremote.data(), out);
-}
+} STF_API_CATCH
 
-extern "C" int stf_merge(stf_sf a, stf_sf b, stf_sf *c) {
+extern "C" int stf_merge(stf_sf a, stf_sf b, stf_sf *c) try {
   const char *what = "stf_merge";
   STF_CHECK(check_pair(a, b, c, what));
   int rc = check_same_comm(a, b, what);
@@ -109,9 +110,9 @@ extern "C" int stf_merge(stf_sf a, stf_sf b, stf_sf *c) {
   for (stf_int i = 0; i < a->nleaves; i++) at[a->leaf_at(i)] = a->iremote[i];
   for (stf_int i = 0; i < b->nleaves; i++) at[b->leaf_at(i)] = b->iremote[i];  // B wins
   return sf_from_slots(a, a->nroots, at, c);
-}
+} STF_API_CATCH
 
-extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ldl, stf_sf *out) {
+extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ldl, stf_sf *out) try {
   const char *what = "stf_create_strided";
   STF_CHECK(check_one(sf, out, what));
   if (ldr < 0) ldr = sf->nroots;
@@ -127,6 +128,7 @@ extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ld
     rc = set_error(STF_ERR_ARG, "%s: bs * ld = %lld on rank %d does not fit in stf_int", what,
                    static_cast<long long>(bs) * std::max(ldr, ldl), sf->rank);
   STF_CHECK(agree(sf->comm, rc));
+  STF_CHECK(set_up(sf));
   // Each leaf needs its root owner's ldr.
   std::vector<stf_int> owner_ldr(sf->nroots, ldr), got(leaf_space(sf));
   STF_CHECK(stf_bcast(sf, MPI_INT, owner_ldr.data(), got.data(), MPI_REPLACE));
@@ -140,4 +142,4 @@ extern "C" int stf_create_strided(stf_sf sf, stf_int bs, stf_int ldr, stf_int ld
     }
   return new_sf(sf->comm, sf->opts, bs * ldr, static_cast<stf_int>(iremote.size()), ilocal.data(), iremote.data(),
                 out);
-}
+} STF_API_CATCH

@@ -32,16 +32,7 @@ int check_pair(stf_sf a, stf_sf b, stf_sf *out, const char *what) {
   return check_input(b, what);
 }
 
-int agree(MPI_Comm comm, int rc) {
-  struct {
-    int code, rank;
-  } mine = {rc, 0}, worst;
-  MPI_Comm_rank(comm, &mine.rank);
-  STF_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm));
-  if (rc != STF_SUCCESS) return rc;
-  if (worst.code != STF_SUCCESS) return set_error(worst.code, "rank %d failed (its message says why)", worst.rank);
-  return STF_SUCCESS;
-}
+int set_up(stf_sf sf) { return ensure_setup(sf, true); }
 
 int new_sf(MPI_Comm comm, const Options &opts, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
            const stf_node *iremote, stf_sf *out) {

@@ -29,7 +29,7 @@ int embed(stf_sf sf, Keep side, stf_int n, const stf_int *selected, stf_sf *sub,
   STF_CHECK(check_one(sf, sub, what));
   std::vector<char> keep;
   STF_CHECK(agree(sf->comm, selection(sf, side, n, selected, &keep, what)));
-  STF_CHECK(ensure_setup(sf));
+  STF_CHECK(set_up(sf));
   stf_sf out = nullptr;
   STF_CHECK(stf_create(sf->comm, &out));
   out->opts = sf->opts;
@@ -59,10 +59,10 @@ int embed(stf_sf sf, Keep side, stf_int n, const stf_int *selected, stf_sf *sub,
 }  // namespace
 }  // namespace stf
 
-extern "C" int stf_create_embedded_roots(stf_sf sf, stf_int nselected, const stf_int *selected, stf_sf *sub) {
+extern "C" int stf_create_embedded_roots(stf_sf sf, stf_int nselected, const stf_int *selected, stf_sf *sub) try {
   return stf::embed(sf, stf::Keep::roots, nselected, selected, sub, "stf_create_embedded_roots");
-}
+} STF_API_CATCH
 
-extern "C" int stf_create_embedded_leaves(stf_sf sf, stf_int nselected, const stf_int *selected, stf_sf *sub) {
+extern "C" int stf_create_embedded_leaves(stf_sf sf, stf_int nselected, const stf_int *selected, stf_sf *sub) try {
   return stf::embed(sf, stf::Keep::leaves, nselected, selected, sub, "stf_create_embedded_leaves");
-}
+} STF_API_CATCH

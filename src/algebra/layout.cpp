@@ -35,14 +35,14 @@ int owners_of(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global, s
 using namespace stf;
 
 extern "C" int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global,
-                                      stf_node *owners) {
+                                      stf_node *owners) try {
   const char *what = "stf_layout_find_owners";
   STF_CHECK(check_layout_args(comm, nowned, n, global, owners || n == 0, what));
   return owners_of(comm, nowned, n, global, owners, what);
-}
+} STF_API_CATCH
 
 extern "C" int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
-                                              stf_sf *out) {
+                                              stf_sf *out) try {
   const char *what = "stf_create_from_global_indices";
   if (out) *out = nullptr;
   STF_CHECK(check_layout_args(comm, nowned, nneeded, global, out != nullptr, what));
@@ -51,4 +51,4 @@ extern "C" int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf
   Options opts;
   STF_CHECK(default_options(all_option_specs(), &opts));
   return new_sf(comm, opts, nowned, nneeded, nullptr, owners.data(), out);
-}
+} STF_API_CATCH

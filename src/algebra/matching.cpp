@@ -102,7 +102,7 @@ int resolve(MPI_Comm comm, int size, stf_int nneeded, const stf_gint *needed, co
 using namespace stf;
 
 extern "C" int stf_create_from_matching_indices(MPI_Comm comm, stf_int nowned, const stf_gint *owned,
-                                                stf_int nneeded, const stf_gint *needed, stf_sf *out) {
+                                                stf_int nneeded, const stf_gint *needed, stf_sf *out) try {
   const char *what = "stf_create_from_matching_indices";
   if (out) *out = nullptr;
   STF_CHECK(check_args(comm, nowned, owned, nneeded, needed, out != nullptr, what));
@@ -121,4 +121,4 @@ extern "C" int stf_create_from_matching_indices(MPI_Comm comm, stf_int nowned, c
   Options opts;
   STF_CHECK(default_options(all_option_specs(), &opts));
   return new_sf(comm, opts, nowned, nneeded, nullptr, owners.data(), out);
-}
+} STF_API_CATCH

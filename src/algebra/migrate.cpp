@@ -9,7 +9,7 @@
 
 using namespace stf;
 
-extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *target, stf_sf *out, stf_int *nnew) {
+extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *target, stf_sf *out, stf_int *nnew) try {
   const char *what = "stf_create_migration";
   if (!out) return set_error(STF_ERR_NULL, "%s: output pointer is NULL", what);
   *out = nullptr;
@@ -36,4 +36,4 @@ extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *t
   if (!rc && nnew) *nnew = multi->nroots;
   stf_destroy(&arrivals);
   return rc;
-}
+} STF_API_CATCH

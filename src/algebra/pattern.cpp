@@ -83,7 +83,7 @@ int build(MPI_Comm comm, const Pattern &pat, stf_int nroots, stf_sf *out) {
 
 using namespace stf;
 
-extern "C" int stf_create_from_pattern(MPI_Comm comm, stf_pattern pattern, stf_int nroots, stf_sf *out) {
+extern "C" int stf_create_from_pattern(MPI_Comm comm, stf_pattern pattern, stf_int nroots, stf_sf *out) try {
   const char *what = "stf_create_from_pattern";
   if (!out) return set_error(STF_ERR_NULL, "%s: output pointer is NULL", what);
   *out = nullptr;
@@ -108,4 +108,4 @@ extern "C" int stf_create_from_pattern(MPI_Comm comm, stf_pattern pattern, stf_i
   }
   STF_CHECK(agree(comm, layout_starts(comm, nroots, &pat.start)));
   return build(comm, pat, nroots, out);
-}
+} STF_API_CATCH

@@ -36,10 +36,11 @@ using namespace stf;
 
 extern "C" int stf_distribute_section(stf_sf sf, const stf_int *root_count, const stf_int *root_offset,
                                       stf_int *leaf_count, stf_int *leaf_offset, stf_int *nleafdata,
-                                      stf_sf *datasf) {
+                                      stf_sf *datasf) try {
   const char *what = "stf_distribute_section";
   STF_CHECK(check_one(sf, datasf, what));
   STF_CHECK(agree(sf->comm, check_section(sf, root_count, root_offset, leaf_count, leaf_offset, what)));
+  STF_CHECK(set_up(sf));
   std::vector<Extent> root(sf->nroots), leaf(leaf_space(sf), Extent{0, 0});
   stf_int ndata = 0;  // root data entries: past the last one any root uses
   for (stf_int r = 0; r < sf->nroots; r++) {
@@ -66,4 +67,4 @@ extern "C" int stf_distribute_section(stf_sf sf, const stf_int *root_count, cons
     for (stf_int j = 0; j < leaf[s].count; j++) iremote.push_back({owner[s], leaf[s].offset + j});
   if (nleafdata) *nleafdata = static_cast<stf_int>(total);
   return new_sf(sf->comm, sf->opts, ndata, static_cast<stf_int>(total), nullptr, iremote.data(), datasf);
-}
+} STF_API_CATCH

@@ -45,6 +45,11 @@ struct Comm {
 // Collective over user (as stf_create is): the shared duplicate of user and a
 // fresh block of tags. STF_ERR_ARG for an intercommunicator.
 int comm_acquire(MPI_Comm user, Comm *out);
+// Collective over comm: every rank learns whether any rank failed. A rank
+// that failed keeps its own code and message; the others return the largest
+// failing code with a message naming the (lowest) rank that failed with it.
+// Called before any step that would hang if some ranks had already returned.
+int agree(MPI_Comm comm, int rc);
 // Give back what comm_acquire gave; the last SF of a duplicate frees it.
 // Collective (the duplicate may be freed).
 void comm_release(Comm *c);

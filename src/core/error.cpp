@@ -2,6 +2,9 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
 
 namespace stf {
 namespace {
@@ -28,6 +31,22 @@ int mpi_error(int mpi_rc, const char *call) {
   int len = 0;
   if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "code %d", mpi_rc);
   return set_error(STF_ERR_MPI, "%s failed: %s", call, text);
+}
+
+// A container asked for more than it can hold (length_error) is memory the
+// process cannot have, as much as a failed allocation (bad_alloc).
+int exception_error() noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc &) {
+    return set_error(STF_ERR_MEMORY, "out of memory");
+  } catch (const std::length_error &e) {
+    return set_error(STF_ERR_MEMORY, "allocation too large (%s)", e.what());
+  } catch (const std::exception &e) {
+    return set_error(STF_ERR_INTERNAL, "unexpected exception: %s", e.what());
+  } catch (...) {
+    return set_error(STF_ERR_INTERNAL, "unexpected exception");
+  }
 }
 
 }  // namespace stf

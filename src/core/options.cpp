@@ -1,5 +1,6 @@
 #include "core/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -42,6 +43,12 @@ const OptionSpec log_view_spec = {
     "stf_log_view", "STF_LOG_VIEW", "0|1",
     "print the SF's operation timings (min/avg/max over ranks) when it is destroyed (default 0)", "0",
     [](const std::string &v, Options *o) { return parse_bool("stf_log_view", v, &o->log_view); }};
+const OptionSpec debug_spec = {
+    "stf_debug", "STF_DEBUG", "0|1",
+    "debugging aid: every begin checks its arguments (data pointers, unit and op, request pointer) on every rank "
+    "and agrees on the verdict with one allreduce before any message is posted, so an error on one rank is an "
+    "error on all instead of a hang; costs that allreduce per operation (default 0)",
+    "0", [](const std::string &v, Options *o) { return parse_bool("stf_debug", v, &o->debug); }};
 const OptionSpec pack_opt_spec = {
     "stf_pack_opt", "STF_PACK_OPT", "0|1",
     "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, memcpy or "
@@ -112,12 +119,17 @@ int for_each_pair(const char *text, F f) {
   return STF_SUCCESS;
 }
 
+// What stf_set_options accepted, one "-name value" per option: a later
+// value replaces an earlier one (and moves to the end, keeping the order in
+// which the last values were given), so repeated calls keep it bounded.
 std::mutex global_mutex;
-std::string global_string;  // every string accepted by stf_set_options, in order
+std::vector<std::pair<std::string, std::string>> global_pairs;
 
 std::string global_copy() {
   std::lock_guard<std::mutex> lock(global_mutex);
-  return global_string;
+  std::string s;
+  for (const auto &p : global_pairs) s += " -" + p.first + " " + p.second;
+  return s;
 }
 
 }  // namespace
@@ -128,9 +140,8 @@ std::string Options::extra_value(const OptionSpec &spec) const {
 }
 
 const OptionSpecs &base_option_specs() {
-  static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &pack_opt_spec,
-                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec,
-                                    &log_view_spec};
+  static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &debug_spec,         &pack_opt_spec,
+                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec, &log_view_spec};
   return specs;
 }
 
@@ -167,10 +178,16 @@ std::string options_help(const OptionSpecs &specs) {
 }
 
 void append_global_options(const char *text) {
-  if (!text) return;
   std::lock_guard<std::mutex> lock(global_mutex);
-  global_string += std::string(" ") + text;
+  for_each_pair(text, [](const std::string &name, const std::string &value) {
+    auto same = [&name](const std::pair<std::string, std::string> &p) { return p.first == name; };
+    global_pairs.erase(std::remove_if(global_pairs.begin(), global_pairs.end(), same), global_pairs.end());
+    global_pairs.emplace_back(name, value);
+    return static_cast<int>(STF_SUCCESS);
+  });
 }
+
+std::string global_options() { return global_copy(); }
 
 std::string process_setting(const OptionSpec &spec) {
   std::string found;

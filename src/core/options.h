@@ -38,6 +38,7 @@ struct Options {
   TwoSided twosided = TwoSided::nbx;                   // discovery algorithm at set-up
   bool validate = true;                                // collective root-offset check at set-up
   bool log_view = false;                               // timing summary at stf_destroy
+  bool debug = false;                                  // every begin agrees on its argument checks
   bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;
@@ -59,9 +60,11 @@ int default_options(const OptionSpecs &specs, Options *out);
 // The help text listing specs.
 std::string options_help(const OptionSpecs &specs);
 
-// The process-wide options string (stf_set_options): checked by the caller,
-// then appended.
+// The process-wide options (stf_set_options): text is checked by the caller,
+// then merged in, its values replacing earlier ones of the same options.
 void append_global_options(const char *text);
+// The merged process-wide options as one string (for tests).
+std::string global_options();
 // A process-wide setting that belongs to no SF (the device): its last value
 // in the process-wide string, else its environment variable, else its
 // fallback. Not checked here: the string was checked when it was set, and

@@ -138,7 +138,7 @@ void DeviceBuffer::release() {
 
 using stf::Device;
 
-extern "C" int stf_device_select(const char *name) {
+extern "C" int stf_device_select(const char *name) try {
   if (!name) return stf::set_error(STF_ERR_NULL, "stf_device_select: name is NULL");
   std::unique_ptr<Device> next;
   STF_CHECK(stf::make_device(name, &next));
@@ -155,31 +155,31 @@ extern "C" int stf_device_select(const char *name) {
   stf::current = std::move(next);
   stf::active.store(stf::current.get(), std::memory_order_release);
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_get_name(const char **name) {
+extern "C" int stf_device_get_name(const char **name) try {
   if (!name) return stf::set_error(STF_ERR_NULL, "stf_device_get_name: name is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   *name = d->name();
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_malloc(size_t bytes, void **ptr) {
+extern "C" int stf_device_malloc(size_t bytes, void **ptr) try {
   if (!ptr) return stf::set_error(STF_ERR_NULL, "stf_device_malloc: ptr is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->alloc(bytes, ptr);
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_free(void *ptr) {
+extern "C" int stf_device_free(void *ptr) try {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   STF_CHECK(d->synchronize());  // like cudaFree: no kernel may still use it
   return d->free(ptr);
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) {
+extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) try {
   if (bytes && (!dst || !src)) return stf::set_error(STF_ERR_NULL, "stf_device_memcpy: NULL pointer");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
@@ -191,18 +191,18 @@ extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) {
   stf::Stream s = d->library_stream();
   STF_CHECK(d->memcpy_async(dst, src, bytes, kind, s));
   return d->stream_synchronize(s);
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_synchronize(void) {
+extern "C" int stf_device_synchronize(void) try {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->stream_synchronize(d->library_stream());
-}
+} STF_API_CATCH
 
-extern "C" int stf_get_memtype(const void *ptr, stf_memtype *type) {
+extern "C" int stf_get_memtype(const void *ptr, stf_memtype *type) try {
   if (!type) return stf::set_error(STF_ERR_NULL, "stf_get_memtype: type is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   *type = d->memtype(ptr);
   return STF_SUCCESS;
-}
+} STF_API_CATCH

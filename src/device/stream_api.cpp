@@ -19,7 +19,7 @@ Stream pick(Device *d, stf_stream s) { return s ? to_stream(s) : d->library_stre
 
 using stf::Device;
 
-extern "C" int stf_stream_create(stf_stream *s) {
+extern "C" int stf_stream_create(stf_stream *s) try {
   if (!s) return stf::set_error(STF_ERR_NULL, "stf_stream_create: output pointer is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
@@ -27,24 +27,24 @@ extern "C" int stf_stream_create(stf_stream *s) {
   STF_CHECK(d->stream_create(&st));
   *s = reinterpret_cast<stf_stream>(st);
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_stream_destroy(stf_stream s) {
+extern "C" int stf_stream_destroy(stf_stream s) try {
   if (!s) return STF_SUCCESS;
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   STF_CHECK(d->stream_synchronize(stf::to_stream(s)));
   if (d->user_stream() == stf::to_stream(s)) d->set_library_stream(nullptr);
   return d->stream_destroy(stf::to_stream(s));
-}
+} STF_API_CATCH
 
-extern "C" int stf_stream_synchronize(stf_stream s) {
+extern "C" int stf_stream_synchronize(stf_stream s) try {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->stream_synchronize(stf::pick(d, s));
-}
+} STF_API_CATCH
 
-extern "C" int stf_event_create(stf_event *e) {
+extern "C" int stf_event_create(stf_event *e) try {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_create: output pointer is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
@@ -52,37 +52,37 @@ extern "C" int stf_event_create(stf_event *e) {
   STF_CHECK(d->event_create(&ev));
   *e = reinterpret_cast<stf_event>(ev);
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_event_destroy(stf_event e) {
+extern "C" int stf_event_destroy(stf_event e) try {
   if (!e) return STF_SUCCESS;
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->event_destroy(stf::to_event(e));
-}
+} STF_API_CATCH
 
-extern "C" int stf_event_record(stf_event e, stf_stream s) {
+extern "C" int stf_event_record(stf_event e, stf_stream s) try {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_record: event is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->event_record(stf::to_event(e), stf::pick(d, s));
-}
+} STF_API_CATCH
 
-extern "C" int stf_stream_wait_event(stf_stream s, stf_event e) {
+extern "C" int stf_stream_wait_event(stf_stream s, stf_event e) try {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_stream_wait_event: event is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->stream_wait_event(stf::pick(d, s), stf::to_event(e));
-}
+} STF_API_CATCH
 
-extern "C" int stf_event_synchronize(stf_event e) {
+extern "C" int stf_event_synchronize(stf_event e) try {
   if (!e) return stf::set_error(STF_ERR_NULL, "stf_event_synchronize: event is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->event_synchronize(stf::to_event(e));
-}
+} STF_API_CATCH
 
-extern "C" int stf_event_query(stf_event e, int *done) {
+extern "C" int stf_event_query(stf_event e, int *done) try {
   if (!e || !done) return stf::set_error(STF_ERR_NULL, "stf_event_query: NULL argument");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
@@ -90,16 +90,16 @@ extern "C" int stf_event_query(stf_event e, int *done) {
   STF_CHECK(d->event_query(stf::to_event(e), &complete));
   *done = complete ? 1 : 0;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_memcpy_async(void *dst, const void *src, size_t bytes, stf_stream s) {
+extern "C" int stf_device_memcpy_async(void *dst, const void *src, size_t bytes, stf_stream s) try {
   if (bytes && (!dst || !src)) return stf::set_error(STF_ERR_NULL, "stf_device_memcpy_async: NULL pointer");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   return d->memcpy_async(dst, src, bytes, d->copy_kind(dst, src), stf::pick(d, s));
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void *ctx) {
+extern "C" int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void *ctx) try {
   if (!fn) return stf::set_error(STF_ERR_NULL, "stf_device_launch: function is NULL");
   if (n < 0 || n > INT32_MAX) return stf::set_error(STF_ERR_ARG, "stf_device_launch: n = %lld out of range", (long long)n);
   Device *d = nullptr;
@@ -108,19 +108,19 @@ extern "C" int stf_device_launch(stf_stream s, int64_t n, stf_kernel_fn fn, void
     return stf::set_error(STF_ERR_UNSUPPORTED, "stf_device_launch: device '%s' cannot run host functions", d->name());
   return d->launch_ranges(stf::pick(d, s), static_cast<stf_int>(n),
                           [fn, ctx](stf_int b, stf_int e) { fn(b, e, ctx); });
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_set_stream(stf_stream s) {
+extern "C" int stf_device_set_stream(stf_stream s) try {
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   d->set_library_stream(stf::to_stream(s));
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_device_get_stream(stf_stream *s) {
+extern "C" int stf_device_get_stream(stf_stream *s) try {
   if (!s) return stf::set_error(STF_ERR_NULL, "stf_device_get_stream: output pointer is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
   *s = reinterpret_cast<stf_stream>(d->library_stream());
   return STF_SUCCESS;
-}
+} STF_API_CATCH

@@ -1,6 +1,7 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -39,8 +40,12 @@ int validate_graph(int comm_size, stf_int nroots, stf_int nleaves, const stf_int
       return set_error(STF_ERR_OFFSET, "leaf %d points to negative root offset %d", i, iremote[i].index);
   }
   if (!ilocal) return STF_SUCCESS;
-  for (stf_int i = 0; i < nleaves; i++)
+  for (stf_int i = 0; i < nleaves; i++) {
     if (ilocal[i] < 0) return set_error(STF_ERR_OFFSET, "ilocal[%d] = %d is negative", i, ilocal[i]);
+    // Leaf buffers have maxleaf + 1 slots, a count that must fit in stf_int.
+    if (ilocal[i] == INT_MAX)
+      return set_error(STF_ERR_ARG, "ilocal[%d] = INT_MAX: leaf slots must be below INT_MAX", i);
+  }
   std::vector<stf_int> sorted(ilocal, ilocal + nleaves);
   std::sort(sorted.begin(), sorted.end());
   auto dup = std::adjacent_find(sorted.begin(), sorted.end());

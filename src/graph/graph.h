@@ -20,7 +20,8 @@ struct Graph {
 
 // Local checks of a graph for a communicator of comm_size ranks; never reads
 // past the arrays: counts >= 0, arrays present, ranks inside the
-// communicator, offsets >= 0, no leaf slot twice.
+// communicator, offsets >= 0, leaf slots < INT_MAX (so that maxleaf + 1
+// fits), no leaf slot twice.
 int validate_graph(int comm_size, stf_int nroots, stf_int nleaves, const stf_int *ilocal, const stf_node *iremote);
 // Take a validated graph (arrays copied, owned or borrowed by mode) into an
 // empty g.

@@ -8,22 +8,6 @@
 namespace stf {
 namespace {
 
-// NULL data is an error only where this rank has roots (leaves) to touch.
-int check_data(const Graph &g, const OpArgs &a) {
-  const bool roots_written = a.kind == OpKind::reduce || a.kind == OpKind::gather || a.kind == OpKind::fetch_and_op;
-  const void *rootdata = roots_written ? a.dst : a.src;
-  const void *leafdata = roots_written ? a.src : a.dst;
-  if (g.nroots > 0 && !rootdata)
-    return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", op_kind_name(a.kind),
-                     g.nroots);
-  if (g.nleaves > 0 && !leafdata)
-    return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", op_kind_name(a.kind),
-                     g.nleaves);
-  if (a.kind == OpKind::fetch_and_op && g.nleaves > 0 && !a.update)
-    return set_error(STF_ERR_NULL, "fetch_and_op: leafupdate is NULL but this rank has %d leaves", g.nleaves);
-  return STF_SUCCESS;
-}
-
 // Where the data lives; for data on a device, the slot's device part and
 // the device kernels (fetch-and-op runs the host kernels on staged copies).
 int resolve_memory(const OpArgs &a, stf_request r) {
@@ -81,12 +65,43 @@ int test_kind(stf_request r, bool *done) {
 
 }  // namespace
 
+// NULL data is an error only where this rank has roots (leaves) to touch.
+int check_data(const Graph &g, const OpArgs &a) {
+  const bool roots_written = a.kind == OpKind::reduce || a.kind == OpKind::gather || a.kind == OpKind::fetch_and_op;
+  const void *rootdata = roots_written ? a.dst : a.src;
+  const void *leafdata = roots_written ? a.src : a.dst;
+  if (g.nroots > 0 && !rootdata)
+    return set_error(STF_ERR_NULL, "%s: root data is NULL but this rank has %d roots", op_kind_name(a.kind),
+                     g.nroots);
+  if (g.nleaves > 0 && !leafdata)
+    return set_error(STF_ERR_NULL, "%s: leaf data is NULL but this rank has %d leaves", op_kind_name(a.kind),
+                     g.nleaves);
+  if (a.kind == OpKind::fetch_and_op && g.nleaves > 0 && !a.update)
+    return set_error(STF_ERR_NULL, "fetch_and_op: leafupdate is NULL but this rank has %d leaves", g.nleaves);
+  return STF_SUCCESS;
+}
+
 int resolve_unit(const OpArgs &a, Resolved *out) {
   STF_CHECK(decode_unit(a.type, &out->unit));
   STF_CHECK(get_kernels(*out->unit, a.op, &out->kernels));
   // Only fetch-and-op copies old values back (REPLACE works for every unit).
   return a.kind == OpKind::fetch_and_op ? get_kernels(*out->unit, MPI_REPLACE, &out->copy) : STF_SUCCESS;
 }
+
+namespace {
+
+// Runs one step of an operation; an exception (an allocation failing half
+// way) becomes its code, so that the caller cleans up as after any failure.
+template <class Step>
+int contained(Step step) {
+  try {
+    return step();
+  } catch (...) {
+    return exception_error();
+  }
+}
+
+}  // namespace
 
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
   *req = nullptr;
@@ -100,34 +115,31 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
   r->src = a.src;
   r->dst = a.dst;
   r->update = a.update;
-  int rc = resolve_memory(a, r);
-  if (!rc) rc = begin_kind(r);
+  const int rc = contained([&] {
+    int rc = resolve_memory(a, r);
+    return rc ? rc : begin_kind(r);
+  });
   if (rc) {
+    abandon_request(r);  // some messages may have been posted already
     release_request(r);
     return rc;
   }
-  *req = r;
+  *req = handle_of(r);
   return STF_SUCCESS;
 }
 
-int test_operation(Engine &owner, stf_request *req, int *done) {
-  if (!done) return set_error(STF_ERR_NULL, "stf_test: done is NULL");
+int test_operation(stf_request r, stf_request *req, int *done) {
   *done = 0;
-  if (!req) return set_error(STF_ERR_NULL, "stf_test: request pointer is NULL");
-  if (!*req) return set_error(STF_ERR_REQUEST, "stf_test without a request in flight (request is NULL)");
-  stf_request r = nullptr;
-  STF_CHECK(take_request(owner, req, (*req)->kind, &r));
   bool ready = false;  // a failed test leaves the request in flight
   STF_CHECK(test_kind(r, &ready));
   if (!ready) return STF_SUCCESS;
   *done = 1;
-  return end_operation(owner, req, r->kind);
+  return end_operation(r, req);
 }
 
-int end_operation(Engine &owner, stf_request *req, OpKind kind) {
-  stf_request r = nullptr;
-  STF_CHECK(take_request(owner, req, kind, &r));
-  int rc = end_kind(r);
+int end_operation(stf_request r, stf_request *req) {
+  const int rc = contained([&] { return end_kind(r); });
+  if (rc) abandon_request(r);  // what is still posted must not reach the slot's next use
   release_request(r);
   *req = nullptr;
   return rc;

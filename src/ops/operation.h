@@ -24,14 +24,18 @@ struct Resolved {
   const Kernels *copy = nullptr;  // MPI_REPLACE, for fetch-and-op
 };
 int resolve_unit(const OpArgs &a, Resolved *out);
+// STF_ERR_NULL for NULL data where g has roots (leaves) the operation touches.
+int check_data(const Graph &g, const OpArgs &a);
 
 // Begin a on mover's plan (set up), on behalf of owner (the SF the user
 // called: its counters, its request). *req is NULL on failure.
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req);
-// End the request *req of owner begun by kind; *req becomes NULL.
-int end_operation(Engine &owner, stf_request *req, OpKind kind);
-// stf_test: end *req (of any kind) if its messages have arrived (*done = 1),
-// else leave it in flight (*done = 0).
-int test_operation(Engine &owner, stf_request *req, int *done);
+// End the operation in slot r (take_request found it from the user's *req),
+// *req becomes NULL. A failed begin or end leaves the slot free and nothing
+// posted, so the SF stays usable.
+int end_operation(stf_request r, stf_request *req);
+// stf_test: end slot r if its messages have arrived (*done = 1), else leave
+// it in flight (*done = 0).
+int test_operation(stf_request r, stf_request *req, int *done);
 
 }  // namespace stf

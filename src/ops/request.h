@@ -4,6 +4,7 @@
 // on device data need is the DeviceState behind `device` (device_space.h).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -34,11 +35,16 @@ struct StagedOp;  // an operation of a node-aware strategy (sf/strategy.h)
 
 }  // namespace stf
 
-struct stf_request_s {
+// Handles given to the user are a slot's address with the low bits of its
+// generation (a count of its uses) in the bits the alignment leaves free, so
+// that a stale copy of an ended request is told from the operation that
+// reuses its slot (unless the slot was reused a multiple of 256 times since).
+struct alignas(256) stf_request_s {
   stf::Engine *owner = nullptr;  // the SF the user called (for gather/scatter: not the multi-SF)
   stf::Engine *mover = nullptr;  // the SF whose plan moves the data
   stf::OpKind kind = stf::OpKind::bcast;
   bool busy = false;
+  unsigned generation = 0;     // incremented by every acquire
   std::size_t last_bytes = 0;  // unit bytes of the previous use (pool matching)
 
   const stf::Unit *unit = nullptr;
@@ -80,11 +86,23 @@ struct stf_request_s {
 
 namespace stf {
 
-// Take a pooled request slot of mover for an operation called on owner.
+// In this layer an stf_request is a slot; the user holds its handle.
+constexpr std::uintptr_t kGenerationBits = alignof(stf_request_s) - 1;
+inline stf_request handle_of(stf_request slot) {
+  return reinterpret_cast<stf_request>(reinterpret_cast<std::uintptr_t>(slot) | (slot->generation & kGenerationBits));
+}
+
+// Take a pooled request slot of mover for an operation called on owner; the
+// caller gives the user handle_of(*out).
 int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out);
 void release_request(stf_request r);
-// Check that *req is an active request of owner begun by kind.
+// The slot of handle *req, if it is an active request of owner begun by kind
+// (by any kind for take_any_request, what naming the call for messages).
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out);
+int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out);
+// Cancel or complete whatever a failed operation left posted, so that the
+// slot can be released and reused.
+void abandon_request(stf_request r);
 // Free the pool's slots (none may be in flight).
 void free_requests(Engine &e);
 

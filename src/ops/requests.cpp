@@ -1,5 +1,7 @@
 // Request slots: a pool per SF, reused so that buffers and persistent
 // requests survive between operations.
+#include <algorithm>
+#include <cstdint>
 #include <new>
 
 #include "core/clock.h"
@@ -66,6 +68,7 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
     mover.pool.push_back(pick);
   }
   pick->busy = true;
+  pick->generation++;
   pick->owner = &owner;
   pick->mover = &mover;
   pick->kind = kind;
@@ -75,18 +78,53 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
   return STF_SUCCESS;
 }
 
+void abandon_request(stf_request r) {
+  DeferredSends *queue = r->mover->deferred;  // model C sends that will never be posted now
+  if (queue) queue->erase(std::remove(queue->begin(), queue->end(), r), queue->end());
+  Transport *t = r->mover->transport;
+  for (Channel *c : {&r->to_leaf, &r->to_root}) {
+    if (t) t->abandon(*c);
+    c->whole = false;
+  }
+}
+
 void release_request(stf_request r) {
   r->busy = false;
   r->owner->pending--;
 }
 
+namespace {
+
+// The slot of a user's handle; NULL unless the handle is that of an active
+// request of owner (a stale copy carries an older generation).
+stf_request slot_of(Engine &owner, stf_request handle) {
+  const auto bits = reinterpret_cast<std::uintptr_t>(handle);
+  const auto slot = reinterpret_cast<stf_request>(bits & ~kGenerationBits);
+  if (!slot->busy || slot->owner != &owner || (slot->generation & kGenerationBits) != (bits & kGenerationBits))
+    return nullptr;
+  return slot;
+}
+
+// what and kind_name name the call for messages: "stf_test", or kind_name "_end".
+int lookup(Engine &owner, stf_request *req, const char *what, const char *kind_name, stf_request *out) {
+  if (!req) return set_error(STF_ERR_NULL, "%s%s: request pointer is NULL", what, kind_name);
+  if (!*req) return set_error(STF_ERR_REQUEST, "%s%s without a matching begin (request is NULL)", what, kind_name);
+  *out = slot_of(owner, *req);
+  if (!*out)
+    return set_error(STF_ERR_REQUEST, "%s%s: the request does not belong to this SF or has already ended", what,
+                     kind_name);
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out) {
+  return lookup(owner, req, what, "", out);
+}
+
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out) {
-  if (!req) return set_error(STF_ERR_NULL, "request pointer is NULL");
-  stf_request r = *req;
-  if (!r) return set_error(STF_ERR_REQUEST, "%s_end without a matching begin (request is NULL)", op_kind_name(kind));
-  if (!r->busy || r->owner != &owner)
-    return set_error(STF_ERR_REQUEST, "%s_end: the request does not belong to this SF or has already ended",
-                     op_kind_name(kind));
+  stf_request r = nullptr;
+  STF_CHECK(lookup(owner, req, op_kind_name(kind), "_end", &r));
   if (r->kind != kind)
     return set_error(STF_ERR_REQUEST, "%s_end called on a request begun by %s_begin", op_kind_name(kind),
                      op_kind_name(r->kind));

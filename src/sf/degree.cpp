@@ -45,15 +45,18 @@ int build_multi(stf_sf sf, stf_sf *multi) {
 }  // namespace
 }  // namespace stf
 
-extern "C" int stf_compute_degree_begin(stf_sf sf, stf_request *req) {
+extern "C" int stf_compute_degree_begin(stf_sf sf, stf_request *req) try {
   if (!req) return stf::set_error(STF_ERR_NULL, "compute_degree_begin: request pointer is NULL");
   *req = nullptr;  // a failed begin leaves no request
   STF_CHECK(stf::check_sf(sf));
   STF_CHECK(stf::compute_degree(sf));
-  return stf::acquire_request(sf->engine, sf->engine, stf::OpKind::degree, 0, req);
-}
+  stf_request r = nullptr;
+  STF_CHECK(stf::acquire_request(sf->engine, sf->engine, stf::OpKind::degree, 0, &r));
+  *req = stf::handle_of(r);
+  return STF_SUCCESS;
+} STF_API_CATCH
 
-extern "C" int stf_compute_degree_end(stf_sf sf, stf_request *req, const stf_int **degree) {
+extern "C" int stf_compute_degree_end(stf_sf sf, stf_request *req, const stf_int **degree) try {
   stf_request r = nullptr;
   STF_CHECK(stf::check_sf(sf));
   STF_CHECK(stf::take_request(sf->engine, req, stf::OpKind::degree, &r));
@@ -61,18 +64,18 @@ extern "C" int stf_compute_degree_end(stf_sf sf, stf_request *req, const stf_int
   *req = nullptr;
   if (degree) *degree = sf->degree.data();
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_compute_degree(stf_sf sf, const stf_int **degree) {
+extern "C" int stf_compute_degree(stf_sf sf, const stf_int **degree) try {
   stf_request r = nullptr;
   STF_CHECK(stf_compute_degree_begin(sf, &r));
   return stf_compute_degree_end(sf, &r, degree);
-}
+} STF_API_CATCH
 
-extern "C" int stf_get_multi_sf(stf_sf sf, stf_sf *multi) {
+extern "C" int stf_get_multi_sf(stf_sf sf, stf_sf *multi) try {
   STF_CHECK(stf::check_sf(sf));
   if (!multi) return stf::set_error(STF_ERR_NULL, "output pointer for the multi-SF is NULL");
   if (!sf->multi) STF_CHECK(stf::build_multi(sf, &sf->multi));
   *multi = sf->multi;
   return STF_SUCCESS;
-}
+} STF_API_CATCH

@@ -27,7 +27,7 @@ double measured_per_op(stf_sf sf, int k, long long *ops) {
 }  // namespace
 }  // namespace stf
 
-extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) {
+extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) try {
   using namespace stf;
   STF_CHECK(ensure_setup(sf));
   if (unit == MPI_DATATYPE_NULL) return set_error(STF_ERR_ARG, "stf_explain: unit is MPI_DATATYPE_NULL");
@@ -81,4 +81,4 @@ extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) {
   if (!sf->choice.empty()) std::fprintf(out, "  chosen by %s\n", sf->choice.c_str());
   std::fflush(out);
   return STF_SUCCESS;
-}
+} STF_API_CATCH

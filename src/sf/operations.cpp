@@ -25,23 +25,39 @@ int begin_staged(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *r
     release_request(r);
     return rc;
   }
-  *req = r;
+  *req = handle_of(r);
   return STF_SUCCESS;
+}
+
+// The local checks of a begin, before anything is set up or posted.
+int check_begin(const OpArgs &a, stf_request *req, Resolved *res) {
+  if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
+  STF_CHECK(check_memtype(a.src_mem, a.kind));
+  STF_CHECK(check_memtype(a.dst_mem, a.kind));
+  return resolve_unit(a, res);
 }
 
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
 int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
-  if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
-  *req = nullptr;
+  if (req) *req = nullptr;
   STF_CHECK(check_sf(owner));
-  STF_CHECK(check_memtype(a.src_mem, a.kind));
-  STF_CHECK(check_memtype(a.dst_mem, a.kind));
+  const bool multi = a.kind == OpKind::gather || a.kind == OpKind::scatter;
   stf_sf mover = owner;
-  if (a.kind == OpKind::gather || a.kind == OpKind::scatter) STF_CHECK(stf_get_multi_sf(owner, &mover));
   Resolved res;
-  STF_CHECK(resolve_unit(a, &res));
-  STF_CHECK(ensure_setup(mover));
+  if (owner->opts.debug) {
+    // -stf_debug: the collective set-up first, then every argument check,
+    // agreed by all ranks before anything is posted.
+    if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
+    STF_CHECK(ensure_setup(mover));
+    int rc = check_begin(a, req, &res);
+    if (!rc) rc = check_data(*mover, a);
+    STF_CHECK(agree(owner->comm, rc));
+  } else {
+    STF_CHECK(check_begin(a, req, &res));
+    if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
+    STF_CHECK(ensure_setup(mover));
+  }
   if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_staged(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
 }
@@ -69,9 +85,8 @@ struct EndTimer {
   }
 };
 
-// Finish (wait) or test a strategy's operation; the slot goes back when done.
-int advance_staged(stf_sf owner, stf_request *req, bool wait, int *done) {
-  stf_request r = *req;
+// Finish (wait) or test a strategy's operation in slot r; the slot goes back when done.
+int advance_staged(stf_sf owner, stf_request r, stf_request *req, bool wait, int *done) {
   bool finished = false;
   const int rc = owner->strategy->advance(r->staged, wait, &finished);
   if (done) *done = finished;
@@ -87,11 +102,9 @@ int end(stf_sf owner, stf_request *req, OpKind kind) {
   STF_CHECK(check_sf(owner));
   EndTimer timer(owner->engine, timing_index(kind));
   stf_request r = nullptr;
-  if (req && *req && (*req)->staged) {
-    STF_CHECK(take_request(owner->engine, req, kind, &r));
-    return advance_staged(owner, req, true, nullptr);
-  }
-  return end_operation(owner->engine, req, kind);
+  STF_CHECK(take_request(owner->engine, req, kind, &r));
+  if (r->staged) return advance_staged(owner, r, req, true, nullptr);
+  return end_operation(r, req);
 }
 
 int blocking(stf_sf sf, const OpArgs &a) {
@@ -107,68 +120,77 @@ using stf::OpArgs;
 using stf::OpKind;
 
 extern "C" int stf_bcast_begin(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op,
-                               stf_request *req) {
+                               stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr}, req);
-}
-extern "C" int stf_bcast_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::bcast); }
-extern "C" int stf_bcast(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op) {
+} STF_API_CATCH
+extern "C" int stf_bcast_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::bcast);
+} STF_API_CATCH
+extern "C" int stf_bcast(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op) try {
   return stf::blocking(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr});
-}
+} STF_API_CATCH
 
 extern "C" int stf_bcast_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype rootmtype, const void *rootdata,
-                                   stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req) {
+                                   stf_memtype leafmtype, void *leafdata, MPI_Op op, stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr, rootmtype, leafmtype}, req);
-}
+} STF_API_CATCH
 
 extern "C" int stf_reduce_begin(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op,
-                                stf_request *req) {
+                                stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr}, req);
-}
+} STF_API_CATCH
 extern "C" int stf_reduce_begin_mem(stf_sf sf, MPI_Datatype unit, stf_memtype leafmtype, const void *leafdata,
-                                    stf_memtype rootmtype, void *rootdata, MPI_Op op, stf_request *req) {
+                                    stf_memtype rootmtype, void *rootdata, MPI_Op op, stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr, leafmtype, rootmtype}, req);
-}
-extern "C" int stf_reduce_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::reduce); }
-extern "C" int stf_reduce(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op) {
+} STF_API_CATCH
+extern "C" int stf_reduce_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::reduce);
+} STF_API_CATCH
+extern "C" int stf_reduce(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op) try {
   return stf::blocking(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr});
-}
+} STF_API_CATCH
 
 extern "C" int stf_fetch_and_op_begin(stf_sf sf, MPI_Datatype unit, void *rootdata, const void *leafdata,
-                                      void *leafupdate, MPI_Op op, stf_request *req) {
+                                      void *leafupdate, MPI_Op op, stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::fetch_and_op, unit, op, leafdata, rootdata, leafupdate}, req);
-}
-extern "C" int stf_fetch_and_op_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::fetch_and_op); }
+} STF_API_CATCH
+extern "C" int stf_fetch_and_op_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::fetch_and_op);
+} STF_API_CATCH
 extern "C" int stf_fetch_and_op(stf_sf sf, MPI_Datatype unit, void *rootdata, const void *leafdata,
-                                void *leafupdate, MPI_Op op) {
+                                void *leafupdate, MPI_Op op) try {
   return stf::blocking(sf, OpArgs{OpKind::fetch_and_op, unit, op, leafdata, rootdata, leafupdate});
-}
+} STF_API_CATCH
 
 extern "C" int stf_gather_begin(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *multirootdata,
-                                stf_request *req) {
+                                stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::gather, unit, MPI_REPLACE, leafdata, multirootdata, nullptr}, req);
-}
-extern "C" int stf_gather_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::gather); }
-extern "C" int stf_gather(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *multirootdata) {
+} STF_API_CATCH
+extern "C" int stf_gather_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::gather);
+} STF_API_CATCH
+extern "C" int stf_gather(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *multirootdata) try {
   return stf::blocking(sf, OpArgs{OpKind::gather, unit, MPI_REPLACE, leafdata, multirootdata, nullptr});
-}
+} STF_API_CATCH
 
 extern "C" int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata,
-                                 stf_request *req) {
+                                 stf_request *req) try {
   return stf::begin(sf, OpArgs{OpKind::scatter, unit, MPI_REPLACE, multirootdata, leafdata, nullptr}, req);
-}
-extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) {
+} STF_API_CATCH
+extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) try {
   STF_CHECK(stf::check_sf(sf));
-  stf::EndTimer timer(sf->engine, req && *req ? stf::timing_index((*req)->kind) : -1);
-  if (done && req && *req && (*req)->staged) {
-    stf_request r = nullptr;
-    *done = 0;
-    STF_CHECK(stf::take_request(sf->engine, req, (*req)->kind, &r));
-    return stf::advance_staged(sf, req, false, done);
-  }
-  return stf::test_operation(sf->engine, req, done);
-}
+  if (!done) return stf::set_error(STF_ERR_NULL, "stf_test: done is NULL");
+  *done = 0;
+  stf_request r = nullptr;
+  STF_CHECK(stf::take_any_request(sf->engine, req, "stf_test", &r));
+  stf::EndTimer timer(sf->engine, stf::timing_index(r->kind));
+  if (r->staged) return stf::advance_staged(sf, r, req, false, done);
+  return stf::test_operation(r, req, done);
+} STF_API_CATCH
 
-extern "C" int stf_scatter_end(stf_sf sf, stf_request *req) { return stf::end(sf, req, OpKind::scatter); }
-extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata) {
+extern "C" int stf_scatter_end(stf_sf sf, stf_request *req) try {
+  return stf::end(sf, req, OpKind::scatter);
+} STF_API_CATCH
+extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata) try {
   return stf::blocking(sf, OpArgs{OpKind::scatter, unit, MPI_REPLACE, multirootdata, leafdata, nullptr});
-}
+} STF_API_CATCH

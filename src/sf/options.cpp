@@ -28,14 +28,18 @@ const OptionSpecs &all_option_specs() {
 
 }  // namespace stf
 
-extern "C" int stf_set_options(const char *options) {
+extern "C" int stf_set_options(const char *options) try {
   stf::Options probe;
   STF_CHECK(stf::parse_options(stf::all_option_specs(), options, &probe));  // reject bad strings before keeping them
   stf::append_global_options(options);
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
 extern "C" const char *stf_options_help(void) {
-  static const std::string text = stf::options_help(stf::all_option_specs());
-  return text.c_str();
+  try {
+    static const std::string text = stf::options_help(stf::all_option_specs());
+    return text.c_str();
+  } catch (...) {  // it cannot fail: without memory for the text there is none
+    return "";
+  }
 }

@@ -60,18 +60,18 @@ void hand_out(const PeerLists &p, int *nranks, const int **ranks, const stf_int 
 }  // namespace stf
 
 extern "C" int stf_get_root_ranks(stf_sf sf, int *nranks, const int **ranks, const stf_int **offset,
-                                  const stf_int **leaves, const stf_int **roots) {
+                                  const stf_int **leaves, const stf_int **roots) try {
   STF_CHECK(stf::check_graph(sf));
   if (!sf->root_peers.known) stf::build_root_peers(*sf, &sf->root_peers);
   stf::hand_out(sf->root_peers, nranks, ranks, offset, leaves);
   if (roots) *roots = sf->root_peers.remote.data();
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
 extern "C" int stf_get_leaf_ranks(stf_sf sf, int *nranks, const int **ranks, const stf_int **offset,
-                                  const stf_int **roots) {
+                                  const stf_int **roots) try {
   STF_CHECK(stf::ensure_setup(sf));
   if (!sf->leaf_peers.known) stf::build_leaf_peers(sf->rank, *sf->plan, &sf->leaf_peers);
   stf::hand_out(sf->leaf_peers, nranks, ranks, offset, roots);
   return STF_SUCCESS;
-}
+} STF_API_CATCH

@@ -33,7 +33,7 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   return STF_SUCCESS;
 }
 
-int ensure_setup(stf_sf sf) {
+int ensure_setup(stf_sf sf, bool agreed) {
   STF_CHECK(check_graph(sf));
   if (sf->plan) return STF_SUCCESS;
   // The topology first: making it is collective (on the communicator's
@@ -42,7 +42,9 @@ int ensure_setup(stf_sf sf) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   auto plan = std::make_unique<Plan>();
-  STF_CHECK(build_plan(*sf, *sf, sf->opts, plan.get()));
+  Options opts = sf->opts;
+  opts.validate |= agreed;
+  STF_CHECK(build_plan(*sf, *sf, opts, plan.get()));
   if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
   STF_CHECK(install_plan(sf, std::move(plan)));
   if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
@@ -51,9 +53,11 @@ int ensure_setup(stf_sf sf) {
 
 }  // namespace stf
 
-extern "C" int stf_setup(stf_sf sf) { return stf::ensure_setup(sf); }
+extern "C" int stf_setup(stf_sf sf) try {
+  return stf::ensure_setup(sf);
+} STF_API_CATCH
 
-extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local_rank, int *local_size) {
+extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local_rank, int *local_size) try {
   STF_CHECK(stf::check_sf(sf));
   if (!sf->topology) return stf::set_error(STF_ERR_STATE, "stf_get_node_layout: the SF is not set up");
   const stf::Topology &t = *sf->topology;
@@ -62,4 +66,4 @@ extern "C" int stf_get_node_layout(stf_sf sf, int *node, int *nnodes, int *local
   if (local_rank) *local_rank = t.local_rank;
   if (local_size) *local_size = t.local_size;
   return STF_SUCCESS;
-}
+} STF_API_CATCH

@@ -55,7 +55,7 @@ int check_idle(stf_sf sf, const char *what) {
 
 using namespace stf;
 
-extern "C" int stf_create(MPI_Comm comm, stf_sf *out) {
+extern "C" int stf_create(MPI_Comm comm, stf_sf *out) try {
   if (!out) return set_error(STF_ERR_NULL, "output pointer for the SF is NULL");
   *out = nullptr;
   if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "communicator is MPI_COMM_NULL");
@@ -75,9 +75,9 @@ extern "C" int stf_create(MPI_Comm comm, stf_sf *out) {
   sf->engine.opts = &sf->opts;
   *out = sf;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_destroy(stf_sf *psf) {
+extern "C" int stf_destroy(stf_sf *psf) try {
   if (!psf) return set_error(STF_ERR_NULL, "pointer to the SF handle is NULL");
   if (!*psf) return STF_SUCCESS;
   stf_sf sf = *psf;
@@ -88,46 +88,46 @@ extern "C" int stf_destroy(stf_sf *psf) {
   delete sf;
   *psf = nullptr;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_set_sf_options(stf_sf sf, const char *options) {
+extern "C" int stf_set_sf_options(stf_sf sf, const char *options) try {
   STF_CHECK(check_sf(sf));
   if (sf->plan) return set_error(STF_ERR_STATE, "options must be set before stf_setup (or after stf_reset)");
   return parse_options(all_option_specs(), options, &sf->opts);
-}
+} STF_API_CATCH
 
-extern "C" int stf_set_type(stf_sf sf, const char *type) {
+extern "C" int stf_set_type(stf_sf sf, const char *type) try {
   STF_CHECK(check_sf(sf));
   if (sf->plan) return set_error(STF_ERR_STATE, "the transport must be set before stf_setup (or after stf_reset)");
   if (!type) return set_error(STF_ERR_NULL, "transport type is NULL");
   return transport_option().apply(type, &sf->opts);
-}
+} STF_API_CATCH
 
-extern "C" int stf_get_type(stf_sf sf, const char **type) {
+extern "C" int stf_get_type(stf_sf sf, const char **type) try {
   STF_CHECK(check_sf(sf));
   if (!type) return set_error(STF_ERR_NULL, "output pointer for the type is NULL");
   *type = sf->opts.type.c_str();
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_set_stream_model(stf_sf sf, stf_stream_model model) {
+extern "C" int stf_set_stream_model(stf_sf sf, stf_stream_model model) try {
   STF_CHECK(check_sf(sf));
   if (model != STF_STREAM_MODEL_A && model != STF_STREAM_MODEL_B && model != STF_STREAM_MODEL_C)
     return set_error(STF_ERR_ARG, "stream model %d unknown (STF_STREAM_MODEL_A, _B or _C)", (int)model);
   STF_CHECK(check_idle(sf, "stf_set_stream_model"));
   sf->opts.stream_model = model;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_get_stream_model(stf_sf sf, stf_stream_model *model) {
+extern "C" int stf_get_stream_model(stf_sf sf, stf_stream_model *model) try {
   STF_CHECK(check_sf(sf));
   if (!model) return set_error(STF_ERR_NULL, "output pointer for the stream model is NULL");
   *model = sf->opts.stream_model;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
 extern "C" int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
-                             stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode) {
+                             stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode) try {
   STF_CHECK(check_sf(sf));
   STF_CHECK(check_idle(sf, "stf_set_graph"));
   if (!valid_mode(local_mode) || !valid_mode(remote_mode))
@@ -135,40 +135,40 @@ extern "C" int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const s
   STF_CHECK(validate_graph(sf->size, nroots, nleaves, ilocal, iremote));
   clear(sf);
   return set_graph(sf, nroots, nleaves, ilocal, local_mode, iremote, remote_mode);
-}
+} STF_API_CATCH
 
 extern "C" int stf_get_graph(stf_sf sf, stf_int *nroots, stf_int *nleaves, const stf_int **ilocal,
-                             const stf_node **iremote) {
+                             const stf_node **iremote) try {
   STF_CHECK(check_graph(sf));
   if (nroots) *nroots = sf->nroots;
   if (nleaves) *nleaves = sf->nleaves;
   if (ilocal) *ilocal = sf->ilocal;
   if (iremote) *iremote = sf->iremote;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_get_comm(stf_sf sf, MPI_Comm *comm) {
+extern "C" int stf_get_comm(stf_sf sf, MPI_Comm *comm) try {
   STF_CHECK(check_sf(sf));
   if (!comm) return set_error(STF_ERR_NULL, "output communicator pointer is NULL");
   *comm = sf->comm;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf) {
+extern "C" int stf_get_leaf_range(stf_sf sf, stf_int *minleaf, stf_int *maxleaf) try {
   STF_CHECK(check_graph(sf));
   if (minleaf) *minleaf = sf->minleaf;
   if (maxleaf) *maxleaf = sf->maxleaf;
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_reset(stf_sf sf) {
+extern "C" int stf_reset(stf_sf sf) try {
   STF_CHECK(check_sf(sf));
   STF_CHECK(check_idle(sf, "stf_reset"));
   clear(sf);
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_duplicate(stf_sf sf, stf_duplicate_mode mode, stf_sf *newsf) {
+extern "C" int stf_duplicate(stf_sf sf, stf_duplicate_mode mode, stf_sf *newsf) try {
   STF_CHECK(check_sf(sf));
   if (!newsf) return set_error(STF_ERR_NULL, "output pointer for the new SF is NULL");
   if (mode != STF_DUPLICATE_CONFIG && mode != STF_DUPLICATE_GRAPH)
@@ -184,4 +184,4 @@ extern "C" int stf_duplicate(stf_sf sf, stf_duplicate_mode mode, stf_sf *newsf) 
     }
   }
   return STF_SUCCESS;
-}
+} STF_API_CATCH

@@ -46,8 +46,10 @@ namespace stf {
 // STF_ERR_NULL unless sf is non-NULL; STF_ERR_STATE without a graph.
 int check_sf(stf_sf sf);
 int check_graph(stf_sf sf);
-// Build plan and transport if not done yet. Collective.
-int ensure_setup(stf_sf sf);
+// Build plan and transport if not done yet. Collective. agreed: check the
+// root offsets collectively even with -stf_validate 0, so that a bad graph
+// fails on every rank (the graph algebra, whose errors are all agreed).
+int ensure_setup(stf_sf sf, bool agreed = false);
 // Give sf a plan made elsewhere (patterns, sub-SFs) and create its
 // transport. Collective.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);

@@ -14,7 +14,7 @@ namespace {
 constexpr std::size_t kFirstSize = offsetof(stf_stats, device_buffers_to_mpi) + sizeof(long long);
 }  // namespace
 
-extern "C" int stf_get_stats(stf_sf sf, stf_stats *stats) {
+extern "C" int stf_get_stats(stf_sf sf, stf_stats *stats) try {
   STF_CHECK(stf::check_sf(sf));
   if (!stats) return stf::set_error(STF_ERR_NULL, "stf_get_stats: stats is NULL");
   if (stats->size < kFirstSize)
@@ -33,15 +33,15 @@ extern "C" int stf_get_stats(stf_sf sf, stf_stats *stats) {
   mine.size = std::min(stats->size, sizeof(stf_stats));
   std::memcpy(stats, &mine, mine.size);
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
-extern "C" int stf_reset_stats(stf_sf sf) {
+extern "C" int stf_reset_stats(stf_sf sf) try {
   STF_CHECK(stf::check_sf(sf));
   sf->engine.stats = stf_stats{};
   for (auto &t : sf->engine.timing) t = stf::Engine::Timing();
   if (sf->strategy) sf->strategy->reset_stats();
   return STF_SUCCESS;
-}
+} STF_API_CATCH
 
 namespace stf {
 

@@ -85,7 +85,7 @@ std::string describe(stf_sf sf) {
 }  // namespace
 }  // namespace stf
 
-extern "C" int stf_view(stf_sf sf, FILE *out) {
+extern "C" int stf_view(stf_sf sf, FILE *out) try {
   STF_CHECK(stf::check_sf(sf));
   if (!out) out = stdout;
   std::string mine = stf::describe(sf);
@@ -115,4 +115,4 @@ extern "C" int stf_view(stf_sf sf, FILE *out) {
     std::fflush(out);
   }
   return STF_SUCCESS;
-}
+} STF_API_CATCH

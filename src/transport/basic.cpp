@@ -46,6 +46,12 @@ class BasicTransport : public Transport {
   int wait_send(Channel &c) override { return wait_all(&c.get<BasicChannel>().active_sends); }
   int test_recv(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_recvs, done); }
   int test_send(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_sends, done); }
+  void abandon(Channel &c) override {
+    if (!c.state) return;
+    BasicChannel &s = c.get<BasicChannel>();
+    settle(&s.active_recvs, &s.recvs, true);
+    settle(&s.active_sends, &s.sends, false);
+  }
 
  private:
   // Inlined into both callers: it is most of the cost of a small operation.
@@ -76,6 +82,27 @@ class BasicTransport : public Transport {
     }
     if (!active->empty()) STF_MPI(MPI_Startall(static_cast<int>(active->size()), active->data()));
     return STF_SUCCESS;
+  }
+
+  // Persistent requests a failed operation started would fail the next
+  // MPI_Startall, so they are freed and made again at their next use
+  // (active[k] is cache[k]'s request, or MPI_REQUEST_NULL where a failed
+  // wait freed it). A receive not yet matched is cancelled first (a matched
+  // one completes: its message is on its way); a send still going is
+  // finished by MPI in the background.
+  static void settle(std::vector<MPI_Request> *active, std::vector<BasicChannel::Cached> *cache, bool recv) {
+    for (std::size_t k = 0; k < active->size() && k < cache->size(); k++) {
+      MPI_Request q = (*active)[k];
+      BasicChannel::Cached &c = (*cache)[k];
+      int done = 0;
+      if (q != MPI_REQUEST_NULL && recv && MPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+        MPI_Cancel(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }
+      if (q != MPI_REQUEST_NULL && c.req == q) MPI_Request_free(&c.req);
+      c = BasicChannel::Cached();
+    }
+    active->clear();
   }
 
   const Comm &comm_;

@@ -58,6 +58,12 @@ class WithFallback final : public Transport {
   }
   int end_whole(Channel &c, Direction d) override { return primary_->end_whole(c.get<State>().primary, d); }
   bool sends_may_be_deferred() const override { return primary_->sends_may_be_deferred(); }
+  void abandon(Channel &c) override {
+    if (!c.state) return;
+    State &s = c.get<State>();
+    primary_->abandon(s.primary);
+    basic_->abandon(s.basic);
+  }
   bool lends(Direction d, Leg leg) const override { return !to_basic(leg) && primary_->lends(d, leg); }
   int lend_send(Channel &c, Direction d, Leg leg, std::size_t ub, void **send) override {
     return primary_->lend_send(c.get<State>().primary, d, leg, ub, send);

@@ -132,6 +132,11 @@ class Transport {
   // receives (stream model C posts sends from end). Transports whose
   // synchronisation epochs may not overlap say no; model C then runs as B.
   virtual bool sends_may_be_deferred() const { return true; }
+
+  // The operation on c failed between posting and waiting: leave nothing
+  // started that the channel's next use would trip over (receives not yet
+  // matched cancelled, sends still going released). Never fails.
+  virtual void abandon(Channel &) {}
 };
 
 // The peers of each side: receivers of direction d are the ranks messages

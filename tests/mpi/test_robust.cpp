@@ -1,0 +1,336 @@
+// Failures that must leave the program in control: allocation failures
+// come back as STF_ERR_MEMORY (no exception crosses the C API), leaf slots
+// and matrix sizes that overflow stf_int are refused, a failed operation
+// leaves its SF usable, a stale copy of an ended request is refused, the
+// graph algebra on a bad graph fails on every rank, and -stf_debug 1 makes
+// an argument error of one rank's begin an error on every rank.
+#include <sys/resource.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+#include "stf_apps.h"
+
+using namespace stft;
+
+namespace {
+
+int me = 0, nranks = 1;
+
+// Leaf i of this rank reads root i of the next rank (n roots, n leaves).
+stf_sf ring(Checker &ck, stf_int n, const char *options = nullptr) {
+  std::vector<stf_node> remote(n);
+  for (stf_int i = 0; i < n; i++) remote[i] = {(me + 1) % nranks, i};
+  stf_sf sf = nullptr;
+  if (!ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create")) return nullptr;
+  if (options) ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+  ck.code(stf_set_graph(sf, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS,
+          "stf_set_graph");
+  return sf;
+}
+
+// A correct bcast and reduce over a ring SF of n roots: the SF still works.
+void still_works(Checker &ck, stf_sf sf, stf_int n) {
+  const int next = (me + 1) % nranks;
+  std::vector<int> roots(n), leaves(n, -1);
+  for (stf_int i = 0; i < n; i++) roots[i] = 1000 * me + i;
+  ck.code(stf_bcast(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast afterwards");
+  int wrong = 0;
+  for (stf_int i = 0; i < n; i++) wrong += leaves[i] != 1000 * next + i;
+  ck.check(wrong == 0, "bcast afterwards: %d wrong leaves", wrong);
+  ck.code(stf_reduce(sf, MPI_INT, leaves.data(), roots.data(), MPI_SUM), STF_SUCCESS, "reduce afterwards");
+  wrong = 0;
+  for (stf_int i = 0; i < n; i++) wrong += roots[i] != 1000 * me + i + 1000 * me + i;
+  ck.check(wrong == 0, "reduce afterwards: %d wrong roots", wrong);
+}
+
+// ---- allocation failures ---------------------------------------------------
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STF_NO_RLIMIT 1  // the sanitizer's shadow memory does not live with an address-space limit
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STF_NO_RLIMIT 1
+#endif
+#endif
+
+long vm_bytes() {
+  FILE *f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kb = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmSize: %ld kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb < 0 ? -1 : kb * 1024;
+}
+
+// While alive, this process may grow by `room` bytes of address space only.
+struct AddressLimit {
+  rlimit old{};
+  bool on = false;
+  explicit AddressLimit(long room) {
+    const long now = vm_bytes();
+    if (now < 0 || getrlimit(RLIMIT_AS, &old)) return;
+    rlimit tight = old;
+    tight.rlim_cur = static_cast<rlim_t>(now + room);
+    on = setrlimit(RLIMIT_AS, &tight) == 0;
+  }
+  ~AddressLimit() {
+    if (on) setrlimit(RLIMIT_AS, &old);
+  }
+};
+
+void out_of_memory(Checker &ck) {
+#ifdef STF_NO_RLIMIT
+  if (me == 0) std::printf("test_robust: allocation failures skipped under AddressSanitizer\n");
+  (void)ck;
+#else
+  // Set-up of 8M self edges in reverse order needs far more than 16 MiB.
+  ck.context("stf_setup out of memory");
+  const stf_int n = 1 << 23;
+  std::vector<stf_node> remote(n);
+  for (stf_int i = 0; i < n; i++) remote[i] = {me, n - 1 - i};
+  stf_sf big = nullptr;
+  ck.code(stf_create(MPI_COMM_WORLD, &big), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_graph(big, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_USE_POINTER), STF_SUCCESS,
+          "stf_set_graph");
+  int rc = STF_SUCCESS;
+  {
+    AddressLimit limit(16 << 20);
+    ck.check(limit.on, "could not limit the address space");
+    rc = stf_setup(big);
+  }
+  if (ck.code(rc, STF_ERR_MEMORY, "stf_setup under a 16 MiB address-space margin")) ck.has_message("stf_setup");
+  ck.code(stf_setup(big), STF_SUCCESS, "stf_setup with memory again");
+  ck.code(stf_destroy(&big), STF_SUCCESS, "stf_destroy");
+
+  // The first bcast with an op allocates its pack buffers (1M units each way).
+  if (nranks < 2) return;
+  ck.context("stf_bcast out of memory");
+  const stf_int m = 1 << 20;
+  stf_sf sf = ring(ck, m);
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  std::vector<double> roots(m, 1.0), leaves(m, 0.0);
+  {
+    AddressLimit limit(1 << 20);
+    rc = stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_SUM);
+  }
+  if (ck.code(rc, STF_ERR_MEMORY, "stf_bcast under a 1 MiB address-space margin")) ck.has_message("stf_bcast");
+  still_works(ck, sf, m);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+#endif
+}
+
+// ---- sizes that overflow stf_int -------------------------------------------
+
+void leaf_slot_int_max(Checker &ck) {
+  ck.context("leaf slot INT_MAX");
+  stf_sf sf = nullptr;
+  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  const stf_node root = {me, 0};
+  stf_int slot = INT_MAX;
+  if (ck.code(stf_set_graph(sf, 1, 1, &slot, STF_COPY_VALUES, &root, STF_COPY_VALUES), STF_ERR_ARG,
+              "stf_set_graph with leaf slot INT_MAX"))
+    ck.has_message("stf_set_graph");
+  // Refused, the SF has no graph: every call that sizes leaf buffers says so.
+  stf_sf out = nullptr;
+  stf_int nout = 0, sel = 0;
+  ck.code(stf_create_inverse(sf, &out), STF_ERR_STATE, "stf_create_inverse");
+  ck.code(stf_merge(sf, sf, &out), STF_ERR_STATE, "stf_merge");
+  ck.code(stf_concatenate(1, &sf, nullptr, STF_CONCAT_ROOTS_LOCAL, &out), STF_ERR_STATE, "stf_concatenate");
+  ck.code(stf_create_embedded_leaves(sf, 1, &sel, &out), STF_ERR_STATE, "stf_create_embedded_leaves");
+  stf_int count = 1, offset = 0, lc[1], lo[1];
+  ck.code(stf_distribute_section(sf, &count, &offset, lc, lo, &nout, &out), STF_ERR_STATE, "stf_distribute_section");
+  ck.check(out == nullptr, "an output was created");
+  // One below is a valid slot.
+  slot = INT_MAX - 1;
+  ck.code(stf_set_graph(sf, 1, 1, &slot, STF_COPY_VALUES, &root, STF_COPY_VALUES), STF_SUCCESS,
+          "stf_set_graph with leaf slot INT_MAX - 1");
+  stf_int minleaf = 0, maxleaf = 0;
+  ck.code(stf_get_leaf_range(sf, &minleaf, &maxleaf), STF_SUCCESS, "stf_get_leaf_range");
+  ck.check(minleaf == INT_MAX - 1 && maxleaf == INT_MAX - 1, "leaf range %d..%d", minleaf, maxleaf);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+
+  ck.context("stf_csr_create with INT_MAX rows");
+  stf_coo coo = {INT_MAX, INT_MAX, 0, nullptr, nullptr, nullptr};
+  stf_csr A = nullptr;
+  if (ck.code(stf_csr_create(MPI_COMM_WORLD, &coo, STF_PARTITION_ROWS, &A), STF_ERR_ARG, "stf_csr_create"))
+    ck.has_message("stf_csr_create");
+  ck.check(A == nullptr, "a matrix was created");
+}
+
+// ---- a failed operation leaves the SF usable ------------------------------
+
+// Rank 0 moves MPI_INT, the others MPI_DOUBLE: rank 0 receives more bytes
+// than it posted for (MPI_ERR_TRUNCATE in its end).
+void failed_operation(Checker &ck) {
+  if (nranks < 2) return;
+  const stf_int n = 4;
+  for (const char *options : {"-stf_pack_opt 1", "-stf_pack_opt 0"}) {
+    ck.context(std::string("bcast with mismatched units, ") + options);
+    stf_sf sf = ring(ck, n, options);
+    std::vector<double> roots(n, 1.0), leaves(n, 0.0);
+    const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
+    const int rc = stf_bcast(sf, unit, roots.data(), leaves.data(), MPI_REPLACE);
+    if (me == 0) ck.code(rc, STF_ERR_MPI, "bcast receiving a longer message");
+    still_works(ck, sf, n);
+    // The same with begin and end, the failure in the end.
+    stf_request req = nullptr;
+    ck.code(stf_reduce_begin(sf, unit, leaves.data(), roots.data(), MPI_SUM, &req), STF_SUCCESS, "reduce_begin");
+    const int rc_end = stf_reduce_end(sf, &req);
+    if (me == 0) ck.code(rc_end, STF_ERR_MPI, "reduce_end receiving a longer message");
+    ck.check(req == nullptr, "the request is still set after its end");
+    still_works(ck, sf, n);
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  }
+}
+
+// ---- stale request handles --------------------------------------------------
+
+void stale_request(Checker &ck) {
+  ck.context("stale request");
+  const stf_int n = 3;
+  stf_sf sf = ring(ck, n);
+  const int next = (me + 1) % nranks;
+  std::vector<int> roots(n), leaves(n, -1);
+  for (stf_int i = 0; i < n; i++) roots[i] = 100 * me + i;
+  stf_request req = nullptr;
+  ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin 1");
+  stf_request stale = req;
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end 1");
+  for (stf_int i = 0; i < n; i++) roots[i] = 100 * me + i + 7;
+  ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS,
+          "begin 2 (reusing the slot)");
+  if (ck.code(stf_bcast_end(sf, &stale), STF_ERR_REQUEST, "end with a stale copy of request 1"))
+    ck.has_message("stale end");
+  int done = 0;
+  ck.code(stf_test(sf, &stale, &done), STF_ERR_REQUEST, "stf_test with the stale copy");
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end 2 with its own request");
+  int wrong = 0;
+  for (stf_int i = 0; i < n; i++) wrong += leaves[i] != 100 * next + i + 7;
+  ck.check(wrong == 0, "operation 2: %d wrong leaves", wrong);
+  ck.code(stf_bcast_end(sf, &req), STF_ERR_REQUEST, "end 2 again");
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
+// ---- the algebra on a bad root offset ----------------------------------------
+
+// Rank 0's leaf 1 reads root n + 5 of rank 1, which owns n: every algebra
+// call fails on every rank, also where -stf_validate 0 would let set-up fail
+// on rank 1 alone.
+void algebra_bad_offset(Checker &ck) {
+  if (nranks < 2) return;
+  const stf_int n = 2;
+  using Call = int (*)(stf_sf, stf_sf, stf_sf *);
+  const struct {
+    const char *name;
+    Call call;
+  } calls[] = {
+      {"stf_create_inverse", [](stf_sf sf, stf_sf, stf_sf *out) { return stf_create_inverse(sf, out); }},
+      {"stf_compose(bad, good)", [](stf_sf sf, stf_sf good, stf_sf *out) { return stf_compose(sf, good, out); }},
+      {"stf_compose(good, bad)", [](stf_sf sf, stf_sf good, stf_sf *out) { return stf_compose(good, sf, out); }},
+      {"stf_compose_inverse", [](stf_sf sf, stf_sf good, stf_sf *out) { return stf_compose_inverse(sf, good, out); }},
+      {"stf_create_embedded_roots",
+       [](stf_sf sf, stf_sf, stf_sf *out) {
+         const stf_int sel = 0;
+         return stf_create_embedded_roots(sf, 1, &sel, out);
+       }},
+      {"stf_create_embedded_leaves",
+       [](stf_sf sf, stf_sf, stf_sf *out) {
+         const stf_int sel = 0;
+         return stf_create_embedded_leaves(sf, 1, &sel, out);
+       }},
+      {"stf_create_strided", [](stf_sf sf, stf_sf, stf_sf *out) { return stf_create_strided(sf, 2, -1, -1, out); }},
+      {"stf_concatenate",
+       [](stf_sf sf, stf_sf good, stf_sf *out) {
+         const stf_sf both[2] = {good, sf};
+         return stf_concatenate(2, both, nullptr, STF_CONCAT_ROOTS_LOCAL, out);
+       }},
+      {"stf_distribute_section",
+       [](stf_sf sf, stf_sf, stf_sf *out) {
+         const stf_int count[2] = {1, 1}, offset[2] = {0, 1};
+         stf_int leaf_count[2], leaf_offset[2];
+         return stf_distribute_section(sf, count, offset, leaf_count, leaf_offset, nullptr, out);
+       }},
+  };
+  for (const char *options : {"-stf_validate 1", "-stf_validate 0"}) {
+    for (const auto &c : calls) {
+      ck.context(std::string(c.name) + " on a root offset past its owner's nroots, " + options);
+      // good: every rank has n roots and n leaves reading its own roots.
+      std::vector<stf_node> own(n);
+      for (stf_int i = 0; i < n; i++) own[i] = {me, i};
+      stf_sf good = nullptr, bad = ring(ck, n, options);
+      ck.code(stf_create(MPI_COMM_WORLD, &good), STF_SUCCESS, "stf_create");
+      ck.code(stf_set_graph(good, n, n, nullptr, STF_COPY_VALUES, own.data(), STF_COPY_VALUES), STF_SUCCESS,
+              "good graph");
+      if (me == 0) {
+        std::vector<stf_node> remote(n);
+        for (stf_int i = 0; i < n; i++) remote[i] = {1, i};
+        remote[1].index = n + 5;
+        ck.code(stf_set_graph(bad, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS,
+                "bad graph");
+      }
+      stf_sf out = nullptr;
+      const int rc = c.call(bad, good, &out);
+      ck.check(rc != STF_SUCCESS, "%s succeeded", c.name);
+      ck.check(out == nullptr, "%s created an output", c.name);
+      if (rc) ck.has_message(c.name);
+      if (out) stf_destroy(&out);
+      ck.code(stf_destroy(&bad), STF_SUCCESS, "stf_destroy");
+      ck.code(stf_destroy(&good), STF_SUCCESS, "stf_destroy");
+    }
+  }
+}
+
+// ---- -stf_debug 1 -------------------------------------------------------------
+
+void debug_option(Checker &ck) {
+  if (nranks < 2) return;
+  const stf_int n = 3;
+  ck.context("-stf_debug 1, NULL root data on rank 0");
+  stf_sf sf = ring(ck, n);
+  if (!ck.code(stf_set_sf_options(sf, "-stf_debug 1"), STF_SUCCESS, "-stf_debug 1")) {
+    stf_destroy(&sf);
+    return;  // without the option rank 0 would fail alone and the others wait
+  }
+  std::vector<int> roots(n, 1), leaves(n, 0);
+  stf_request req = nullptr;
+  const int rc = stf_bcast_begin(sf, MPI_INT, me == 0 ? nullptr : roots.data(), leaves.data(), MPI_REPLACE, &req);
+  if (ck.code(rc, STF_ERR_NULL, "bcast_begin, agreed")) ck.has_message("bcast_begin");
+  ck.check(req == nullptr, "a failed begin left a request");
+  ck.context("-stf_debug 1, MPI_SUM on MPI_2INT on the last rank");
+  const int rc_op = stf_reduce(sf, me == nranks - 1 ? MPI_2INT : MPI_INT, leaves.data(), roots.data(), MPI_SUM);
+  ck.code_either(rc_op, STF_ERR_OP, STF_ERR_TYPE, "reduce, agreed");
+  ck.context("-stf_debug 1, correct operations afterwards");
+  still_works(ck, sf, n);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int rc = 0;
+  {
+    Checker ck("test_robust", argc, argv, 1);
+    // STF_ROBUST_ONLY=name runs one part (each used to abort or hang the job).
+    const char *only = std::getenv("STF_ROBUST_ONLY");
+    const struct {
+      const char *name;
+      void (*run)(Checker &);
+    } parts[] = {{"int_max", leaf_slot_int_max},     {"stale", stale_request},  {"failed", failed_operation},
+                 {"algebra", algebra_bad_offset}, {"debug", debug_option}, {"memory", out_of_memory}};
+    for (const auto &p : parts)
+      if (!only || std::strcmp(only, p.name) == 0) p.run(ck);
+    rc = ck.finish();
+  }
+  MPI_Finalize();
+  return rc;
+}
