@@ -260,12 +260,13 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              (the one with its local rank, modulo that node's size),
  *              which forwards inside its node;
  *   "split"    3step with a node pair's values cut into chunks of at most
- *              -stf_split_bytes B bytes (default 16384) per message, each
- *              chunk with its own sender and receiver, so that several
- *              ranks of a node share the traffic between nodes.
+ *              -stf_split_bytes B bytes (default 16384), each chunk one
+ *              message with its own sender and receiver, so that several
+ *              ranks of a node share the traffic between nodes; never more
+ *              chunks than either node has ranks (then they exceed B).
  *              A node's leader gives the chunks it receives (and those it
- *              is asked to send) to its ranks largest first, each to the
- *              rank with the fewest values so far.
+ *              is asked to send) to its ranks pair by pair, largest first,
+ *              a pair's chunks to different ranks with the fewest values.
  *   -stf_node_transport and -stf_net_transport (default basic) name the
  *   transports of the steps inside a node and between nodes. Set-up
  *   (collective) plans the steps; split plans again, once, for each

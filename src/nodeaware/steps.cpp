@@ -58,23 +58,39 @@ int scatter_lists(MPI_Comm comm, const Lists &all, int rank, std::vector<stf_int
   return STF_SUCCESS;
 }
 
-// Largest first, each to the least loaded of `ways` (lowest index on ties;
-// equal sizes keep the caller's order): each item's owner and its offset
-// in the owner's buffer.
+// The chunks of one node pair go to different ranks, so that each is a
+// message of its own: pairs largest first (equal totals keep the caller's
+// order), a pair's c chunks to the c least loaded of `ways` ranks (lowest
+// index on ties), the larger chunks to the less loaded. group[i] names the
+// pair of item i; no pair has more than `ways` items. Returns each item's
+// owner and its offset in the owner's buffer.
 struct Placed {
   int owner;
   stf_int offset;
 };
-std::vector<Placed> balance(const std::vector<stf_int> &sizes, int ways) {
-  std::vector<int> order(sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] > sizes[b]; });
+std::vector<Placed> balance(const std::vector<stf_int> &sizes, const std::vector<int> &group, int ways) {
+  std::map<int, std::vector<int>> items;  // group -> its items
+  std::map<int, stf_int> total;
+  std::vector<int> groups;  // in order of first appearance
+  for (std::size_t i = 0; i < sizes.size(); i++) {
+    if (items.find(group[i]) == items.end()) groups.push_back(group[i]);
+    items[group[i]].push_back(static_cast<int>(i));
+    total[group[i]] += sizes[i];
+  }
+  std::stable_sort(groups.begin(), groups.end(), [&](int a, int b) { return total[a] > total[b]; });
   std::vector<stf_int> load(ways, 0);
   std::vector<Placed> out(sizes.size());
-  for (int i : order) {
-    const int w = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
-    out[i] = {w, load[w]};
-    load[w] += sizes[i];
+  for (int g : groups) {
+    std::vector<int> &its = items[g];
+    std::stable_sort(its.begin(), its.end(), [&](int a, int b) { return sizes[a] > sizes[b]; });
+    std::vector<int> ranks(ways);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) { return load[a] < load[b]; });
+    for (std::size_t k = 0; k < its.size(); k++) {
+      const int w = ranks[k % ways];
+      out[its[k]] = {w, load[w]};
+      load[w] += sizes[its[k]];
+    }
   }
   return out;
 }
@@ -120,15 +136,19 @@ void lead_receiving_node(const Topology &t, NodeAwareKind kind, stf_int chunk_un
     for (stf_int s = 0, e = 0; s < nu; s = e) {  // keys [s, e) come from one node
       const int node = t.node_of[uniq[s].rank];
       while (e < nu && t.node_of[uniq[e].rank] == node) e++;
-      const stf_int n = e - s, c = chunk_units > 0 ? (n + chunk_units - 1) / chunk_units : 1;
+      // As many chunks as the cap asks for, but no more than either node
+      // has ranks: each chunk its own sender and receiver.
+      const stf_int n = e - s, ranks = std::min(L, t.node_size(node));
+      const stf_int c = chunk_units > 0 ? std::min<stf_int>((n + chunk_units - 1) / chunk_units, ranks) : 1;
       for (stf_int k = 0; k < c; k++) {
         const stf_int a = s + n * k / c, b = s + n * (k + 1) / c;
         chunks.push_back({node, a, b - a});
       }
     }
     std::vector<stf_int> sizes;
-    for (const Chunk &c : chunks) sizes.push_back(c.n);
-    const std::vector<Placed> placed = balance(sizes, L);
+    std::vector<int> pair;
+    for (const Chunk &c : chunks) sizes.push_back(c.n), pair.push_back(c.node);
+    const std::vector<Placed> placed = balance(sizes, pair, L);
     std::vector<std::vector<std::pair<stf_int, int>>> order(L);  // (offset, chunk) per receiver
     for (std::size_t i = 0; i < chunks.size(); i++) {
       order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
@@ -228,12 +248,14 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out)
     };
     std::vector<Item> items;
     std::vector<stf_int> sizes;
+    std::vector<int> pair;  // the asking node: its chunks go to different ranks here too
     for (int k = 0; k < asked.count(); k++)
       for (stf_int i = asked.offset[k]; i + 1 < asked.offset[k + 1]; i += 2 + 2 * asked.idx[i + 1]) {
         items.push_back({k, asked.idx[i], asked.idx[i + 1], i + 2});
         sizes.push_back(asked.idx[i + 1]);
+        pair.push_back(t.node_of[asked.ranks[k]]);
       }
-    const std::vector<Placed> placed = balance(sizes, t.local_size);
+    const std::vector<Placed> placed = balance(sizes, pair, t.local_size);
     std::vector<std::vector<std::pair<stf_int, int>>> order(t.local_size);
     for (std::size_t i = 0; i < items.size(); i++) {
       order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});

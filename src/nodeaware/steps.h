@@ -13,13 +13,16 @@
 // message crosses per pair of nodes; 2step sends from the owner itself, to
 // the destination rank of its own local rank (modulo the node's size).
 // split cuts a node pair's values into chunks of at most chunk_units, each
-// with its own sender and receiver.
+// with its own sender and receiver, but into no more chunks than either node
+// has ranks (above that volume the chunks grow past the cap: every rank of
+// the smaller node then carries an equal share).
 //
 // Who handles what (both sides decide alone, by the node's leader): the
-// chunks a node receives (3step, split) are given to its ranks largest
-// first, each to the rank with the fewest units so far (lowest local rank
-// on ties); the source node's leader gives the chunks it is asked for to
-// its ranks by the same rule.
+// chunks a node receives (3step, split) are given to its ranks node pair by
+// node pair, largest pair first, a pair's chunks to as many different ranks,
+// those with the fewest units so far (lowest local rank on ties); the
+// source node's leader gives the chunks it is asked for to its ranks by the
+// same rule. So every chunk is one message.
 #pragma once
 
 #include <vector>

@@ -2,8 +2,8 @@
 // on nodes of several shapes, and the structure of their messages from the
 // statistics by locality:
 //   3step sends exactly one message per pair of communicating nodes and
-//   direction; 2step one per (origin rank, destination node); split at most
-//   ceil(volume / cap) per node pair; and, for every strategy, the bytes
+//   direction; 2step one per (origin rank, destination node); split
+//   min(ceil(volume / cap), ranks of either node) per node pair; and, for every strategy, the bytes
 //   crossing between nodes are the distinct roots each node needs times the
 //   unit size (a root needed twice on a node crosses once).
 // Graphs: the standard ones (structured and random), random graphs whose
@@ -114,8 +114,14 @@ void check_structure(Checker &ck, stf_sf sf, const GlobalGraph &g, const std::st
       }
   std::map<std::pair<int, int>, long long> volume;  // (source node, dest node) -> distinct roots
   for (const auto &n : needed) volume[{node_of[n.second.first], n.first}]++;
-  long long cap_messages = 0;
-  for (const auto &v : volume) cap_messages += (v.second * 8 + kSplitBytes - 1) / kSplitBytes;
+  // split: ceil(volume / cap) chunks per node pair, but no more than either
+  // node has ranks; each chunk one message.
+  std::map<int, long long> node_size;
+  for (int n : node_of) node_size[n]++;
+  long long split_messages = 0;
+  for (const auto &v : volume)
+    split_messages += std::min((v.second * 8 + kSplitBytes - 1) / kSplitBytes,
+                               std::min(node_size[v.first.first], node_size[v.first.second]));
   const long long pairs = static_cast<long long>(volume.size());
   check_view(ck, sf, strategy, pairs > 0);
 
@@ -145,9 +151,10 @@ void check_structure(Checker &ck, stf_sf sf, const GlobalGraph &g, const std::st
                "%s: %lld messages between nodes, want one per (origin rank, destination node) (%zu)", what, all[0],
                rank_to_node.size());
     else
-      ck.check(all[0] >= pairs && all[0] <= cap_messages,
-               "%s: %lld messages between nodes, want %lld node pairs .. %lld (ceil(volume/cap) per pair)", what,
-               all[0], pairs, cap_messages);
+      ck.check(all[0] == split_messages,
+               "%s: %lld messages between nodes, want %lld (per node pair min(ceil(volume/cap), ranks of either "
+               "node))",
+               what, all[0], split_messages);
   }
 }
 
