@@ -277,7 +277,7 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              predicted time for 8-byte units (stf_explain prints the
  *              predictions), from the machine profile -stf_model_profile
  *              FILE (else built-in values); -stf_autotune N also times the
- *              three best predictions over N interleaved rounds of a bcast
+ *              three best predictions and basic over N interleaved rounds of a bcast
  *              and a reduce (collective, at set-up) and keeps the fastest.
  *              Every rank makes the same choice; stf_get_type and stf_view
  *              then name it (stf_view with the predictions).

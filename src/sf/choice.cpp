@@ -22,7 +22,8 @@ const OptionSpec model_profile_option = {
     }};
 const OptionSpec autotune_option = {
     "stf_autotune", "STF_AUTOTUNE", "0..1000",
-    "with -stf_type auto: time the 3 best predicted candidates over N interleaved rounds and keep the fastest "
+    "with -stf_type auto: time the 3 best predicted candidates and basic over N interleaved rounds and keep the "
+    "fastest "
     "(0: the model alone; default 0)",
     "0", [](const std::string &v, Options *o) {
       char *end = nullptr;
@@ -173,17 +174,24 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";
   why << ")";
   int pick = 0;
+  std::vector<std::string> timed;  // the candidates timed, when -stf_autotune
   const int rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
   if (rounds > 0) {
+    // The three best predictions, and basic, the baseline, in any case.
     std::vector<Prediction> best(cands.begin(), cands.begin() + std::min<std::size_t>(3, cands.size()));
+    const bool has_basic = std::any_of(best.begin(), best.end(), [](const Prediction &p) { return p.type == "basic"; });
+    if (!has_basic) best.push_back({"basic", 0, ""});
     std::vector<double> medians;
     STF_CHECK(autotune(sf, best, rounds, &pick, &medians));
     why << ", timed over " << rounds << " rounds (bcast + reduce, slowest rank, median):";
-    for (std::size_t c = 0; c < best.size(); c++) why << " " << best[c].type << " " << 1e6 * medians[c] << " us";
+    for (std::size_t c = 0; c < best.size(); c++) {
+      why << " " << best[c].type << " " << 1e6 * medians[c] << " us";
+      timed.push_back(best[c].type);
+    }
   }
   // Every rank computed the same; rank 0's word settles it regardless.
   STF_MPI(MPI_Bcast(&pick, 1, MPI_INT, 0, sf->comm));
-  sf->opts.type = cands[pick].type;
+  sf->opts.type = rounds > 0 ? timed[pick] : cands[pick].type;
   sf->choice = why.str();
   return STF_SUCCESS;
 }
