@@ -54,6 +54,7 @@ struct Options {
   int autotune = 0;     // auto's -stf_autotune
   int ranks_per_node = 0;  // 0: the hosts
   bool per_rank = false;   // also print every rank's inter-node counts
+  bool explain = false;    // stf_explain of the last SF (auto's, by default) after the timing
 };
 
 void usage(const char *prog) {
@@ -70,6 +71,7 @@ void usage(const char *prog) {
       "  --split-bytes N     split's cap on one inter-node message (-stf_split_bytes, default 16384)\n"
       "  --ranks-per-node K  emulated nodes of K consecutive ranks (default: the hosts)\n"
       "  --profile FILE      auto's machine profile (-stf_model_profile; default: built-in values)\n"
+      "  --explain           print stf_explain of the last strategy's SF (auto's) after timing\n"
       "  --autotune N        auto also times its best candidates over N rounds (-stf_autotune; default 0)\n"
       "  --strategies L      among basic,2step,3step,split,auto (default all; basic is always run: the baseline;\n"
       "                      auto is shown with what it chose, auto:NAME, and held to its rules)\n"
@@ -106,6 +108,7 @@ int parse(int argc, char **argv, Options &o) {
     else if (a == "--json" && v) o.json = argv[++i];
     else if (a == "--quick") o.rounds = 3, o.iterations = 5;
     else if (a == "--per-rank") o.per_rank = true;
+    else if (a == "--explain") o.explain = true;
     else {
       std::fprintf(stderr, "nodeaware: bad argument '%s' (try --help)\n", a.c_str());
       return 2;
@@ -364,6 +367,11 @@ bool run_matrix(const Options &o, const std::string &name, const stf_coo &g, ben
   }
   const std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, iters, calls);
   for (size_t k = 0; k < m.size(); ++k) m[k].time = st[k];
+  if (o.explain) {  // predictions beside what the SF measured (its timings)
+    if (rank == 0) std::printf("\n## %s: stf_explain of the %s SF\n", name.c_str(), names.back().c_str());
+    std::fflush(stdout);
+    CHECK_STF(stf_explain(sfs.back(), MPI_DOUBLE, stdout));
+  }
   for (stf_sf &sf : sfs) CHECK_STF(stf_destroy(&sf));
 
   const std::vector<bench::Edge> edges = gather_edges(h);
