@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= 2
 MPIENV = . scripts/mpienv.sh
 
-.PHONY: all deps build test test-python test-fortran test-cluster test-sanitize test-device-tsan test-mpich demo bench-petsc clean
+.PHONY: all deps build test test-python test-fortran test-cluster test-sanitize test-device-tsan test-mpich test-fuzz demo bench-petsc clean
 
 all: build
 
@@ -84,6 +84,21 @@ test-mpich:
 	cmake --build $(MPICH_BUILD) -j $(JOBS) --target test_many_sfs starforest starforest_apps
 	ctest --test-dir $(MPICH_BUILD) --output-on-failure -R '^(many_sfs_np2|install_consumers)$$'
 
+# The libFuzzer harnesses (tests/fuzz): clang (installed when missing;
+# NVSHMEM is not needed) builds the libraries with ASan, UBSan and coverage
+# feedback (CUDA and Fortran off), then each harness runs FUZZ_SECONDS on a
+# copy of its seed corpus (scripts/fuzz); any finding fails, its input kept
+# in $(FUZZ_BUILD)/fuzz/<harness>/.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+test-fuzz:
+	@STF_NO_NVSHMEM=1 scripts/install-deps.sh --fuzz
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	  -DSTF_FUZZ=ON -DSTF_BUILD_TESTS=OFF -DSTF_BUILD_BENCH=OFF -DSTF_CUDA=OFF -DSTF_NVSHMEM=OFF -DSTF_FORTRAN=OFF \
+	  -DBUILD_SHARED_LIBS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_mm fuzz_options fuzz_graph
+	$(MPIENV); scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 # A tour on 4 ranks (under 3 minutes): the README example, the halo exchange
 # demo, then short runs of sf_pingpong, sf_dmda, matmult on one real matrix,
 # halo3d and (when built) petsc_compare, each against its baseline
@@ -101,4 +116,4 @@ bench-petsc: deps $(BUILD)/CMakeCache.txt
 	$(MPIENV); cmake --build $(BUILD) --target bench-petsc
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(MPICH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(MPICH_BUILD) $(FUZZ_BUILD)

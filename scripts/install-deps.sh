@@ -3,7 +3,8 @@
 # Does nothing when everything is already there. --mpich adds MPICH (Hydra),
 # which installs beside Open MPI (mpicc.mpich, mpiexec.mpich), for a second
 # build directory and the cluster runs with `scripts/cluster run --mpi mpich`;
-# other arguments are more Debian packages (scripts/python-env's).
+# --fuzz adds clang and its libFuzzer runtime (make test-fuzz); other
+# arguments are more Debian packages (scripts/python-env's).
 # Where a CUDA toolkit is (nvcc), also NVSHMEM's pip wheel, into .deps/nvshmem
 # of this checkout (pip --target: not into any Python), where CMake looks
 # for it (cmake/StfNvshmem.cmake); STF_NO_NVSHMEM=1 skips it.
@@ -21,6 +22,7 @@ packages=(cmake make g++ gfortran openmpi-bin libopenmpi-dev libgtest-dev pkg-co
 for a in "$@"; do
   case "$a" in
     --mpich) packages+=(mpich libmpich-dev) ;;
+    --fuzz) packages+=(clang libclang-rt-dev) ;;  # libclang-rt-dev: the default clang's libFuzzer
     *) packages+=("$a") ;;
   esac
 done

@@ -1,6 +1,8 @@
 #include "plan/plan.h"
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
 #include <numeric>
 
 #include "core/error.h"
@@ -61,7 +63,46 @@ int check_root_offsets(const Comm &comm, const Graph &g, bool validate, const Pl
   return STF_SUCCESS;
 }
 
-void classify(Plan *plan, stf_int nroots, bool optimise) {
+// Which root-side messages are contiguous ranges of roots that no other edge
+// touches. Edges are counted per range (one per peer at most), not per
+// root: nroots may be any int, and a scratch array of nroots counters could
+// be far larger than the graph.
+std::vector<char> exclusive_ranges(const Plan &plan) {
+  struct Range {
+    stf_int start, end;
+    std::size_t list;
+    stf_int edges = 0;
+  };
+  std::vector<Range> ranges;
+  for (std::size_t k = 0; k < plan.root_lists.size(); k++) {
+    const IndexList &l = plan.root_lists[k];
+    if (l.kind == IndexKind::contiguous && l.n > 0) ranges.push_back({l.start, l.start + l.n, k});
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.start < b.start; });
+  std::vector<char> direct(plan.root_lists.size(), 0);
+  // Ranges that overlap share a root. A range that overlaps none owns its
+  // roots: their edges are counted on the last range starting at or before
+  // the root, which is that range.
+  std::vector<char> overlaps(ranges.size(), 0);
+  stf_int reach = std::numeric_limits<stf_int>::min();  // largest end of the ranges so far
+  for (std::size_t i = 0; i < ranges.size(); i++) {
+    const bool next = i + 1 < ranges.size() && ranges[i + 1].start < ranges[i].end;
+    overlaps[i] = ranges[i].start < reach || next;
+    reach = std::max(reach, ranges[i].end);
+  }
+  auto count = [&ranges](stf_int root) {
+    auto after = std::upper_bound(ranges.begin(), ranges.end(), root,
+                                  [](stf_int r, const Range &x) { return r < x.start; });
+    if (after != ranges.begin() && root < std::prev(after)->end) std::prev(after)->edges++;
+  };
+  for (stf_int r : plan.root.idx) count(r);
+  for (stf_int r : plan.self_root_idx) count(r);
+  for (std::size_t i = 0; i < ranges.size(); i++)
+    direct[ranges[i].list] = !overlaps[i] && ranges[i].edges == ranges[i].end - ranges[i].start;
+  return direct;
+}
+
+void classify(Plan *plan, bool optimise) {
   auto analyze = [optimise](const std::vector<stf_int> &v, stf_int from, stf_int n) {
     return analyze_indices(v.data() + from, n, optimise);
   };
@@ -74,14 +115,7 @@ void classify(Plan *plan, stf_int nroots, bool optimise) {
   plan->self_leaf = analyze(plan->self_leaf_idx, 0, nself);
   plan->self_in_place = optimise && plan->self_root_idx == plan->self_leaf_idx;
 
-  std::vector<stf_int> edges(nroots, 0);
-  for (stf_int r : plan->root.idx) edges[r]++;
-  for (stf_int r : plan->self_root_idx) edges[r]++;
-  for (const IndexList &l : plan->root_lists) {
-    bool direct = l.kind == IndexKind::contiguous;
-    for (stf_int i = 0; direct && i < l.n; i++) direct = edges[l.start + i] == 1;
-    plan->root_recv_direct.push_back(direct);
-  }
+  plan->root_recv_direct = exclusive_ranges(*plan);
 }
 
 }  // namespace
@@ -95,7 +129,7 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
 
 int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan) {
   STF_CHECK(check_root_offsets(comm, g, opts.validate, *plan));
-  classify(plan, g.nroots, opts.pack_opt);
+  classify(plan, opts.pack_opt);
   plan->self_position = static_cast<int>(
       std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), comm.rank) - plan->root.ranks.begin());
   return STF_SUCCESS;

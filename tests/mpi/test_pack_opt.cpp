@@ -2,11 +2,17 @@
 // results, on the standard graphs and on a structured 3D halo whose messages
 // are faces, edges and corners of boxes; the view proves those messages were
 // classified strided, and the statistics prove that contiguous messages and
-// an in-place self part cost no copy.
+// an in-place self part cost no copy; receives land in the root array only
+// where no other edge touches the roots, and set-up memory follows the
+// graph, not nroots.
 //
 // Options: --seed N (STF_TEST_SEED), --graphs N random graphs (STF_TEST_GRAPHS).
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -250,6 +256,70 @@ void check_stats(Checker &ck, int me, int size) {
   ck.code(stf_get_stats(nullptr, &s), STF_ERR_NULL, "stf_get_stats(NULL)");
 }
 
+// A receive lands straight in the root array (reduce REPLACE, no unpack)
+// only for a contiguous range of roots that no other edge touches. Every
+// other rank reads a block of 10 of rank 0's roots: blocks apart, blocks
+// overlapping by 5, and blocks apart with a leaf of rank 0's own on root 0
+// (in rank 1's block). Rank 0 checks its roots and its unpack count.
+void check_direct_ranges(Checker &ck, int me, int size) {
+  if (size < 2) return;
+  const char *names[] = {"apart", "overlapping", "apart, self leaf"};
+  const int unpacks[] = {0, size > 2 ? size - 1 : 0, 1};
+  for (int layout = 0; layout < 3; ++layout) {
+    ck.context(std::string("direct ranges, ") + names[layout]);
+    const stf_int step = layout == 1 ? 5 : 10, nroots = me == 0 ? step * (size - 2) + 10 : 0;
+    LocalGraph g;
+    g.nroots = nroots;
+    for (stf_int i = 0; i < 10 && me > 0; ++i) g.iremote.push_back({0, step * (me - 1) + i});
+    if (me == 0 && layout == 2) g.iremote.push_back({0, 0});
+    stf_sf sf = make_sf(ck, g, MPI_COMM_WORLD, "-stf_pack_opt 1", STF_COPY_VALUES);
+    if (!sf) return;
+    std::vector<int> roots(nroots, -1), leaves(g.nleaves());
+    for (stf_int i = 0; i < g.nleaves(); ++i) leaves[i] = 1000 * me + i;
+    ck.code(stf_reduce(sf, MPI_INT, leaves.data(), roots.data(), MPI_REPLACE), STF_SUCCESS, "reduce");
+    stf_stats st = stf_stats_init();
+    ck.code(stf_get_stats(sf, &st), STF_SUCCESS, "stf_get_stats");
+    for (stf_int r = 0; r < nroots; ++r) {
+      bool ok = layout == 2 && r == 0 && roots[r] == 0;  // the self leaf's value
+      for (int from = 1; from < size; ++from) {
+        const stf_int i = r - step * (from - 1);
+        ok |= i >= 0 && i < 10 && roots[r] == 1000 * from + i;
+      }
+      ck.check(ok, "root %d = %d, the value of none of its leaves", r, roots[r]);
+    }
+    if (me == 0)
+      ck.check(st.unpack_calls == unpacks[layout], "unpack_calls %lld, expected %d", st.unpack_calls,
+               unpacks[layout]);
+    stf_destroy(&sf);
+  }
+}
+
+// Set-up needs memory for the graph, not for nroots: one leaf on the last
+// of INT_MAX roots, set up with the data segment limited to what the
+// process uses now plus 256 MiB (a scratch array of nroots counters would
+// be 8 GiB).
+void check_huge_nroots(Checker &ck) {
+  ck.context("nroots INT_MAX");
+  long data_kb = -1;
+  if (std::FILE *f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmData: %ld kB", &data_kb) == 1) break;
+    std::fclose(f);
+  }
+  rlimit old{};
+  if (data_kb < 0 || getrlimit(RLIMIT_DATA, &old) != 0) return;  // not Linux: nothing to limit with
+  LocalGraph g;
+  g.nroots = std::numeric_limits<stf_int>::max();
+  g.iremote = {{0, g.nroots - 1}, {0, 0}};
+  rlimit low = old;
+  low.rlim_cur = std::min<rlim_t>(old.rlim_cur, (static_cast<rlim_t>(data_kb) << 10) + (rlim_t(256) << 20));
+  setrlimit(RLIMIT_DATA, &low);
+  stf_sf sf = make_sf(ck, g, MPI_COMM_SELF, nullptr, STF_COPY_VALUES);
+  setrlimit(RLIMIT_DATA, &old);
+  stf_destroy(&sf);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -265,6 +335,8 @@ int main(int argc, char **argv) {
   const LocalGraph box = box3d_graph(me, size, 4, 3, 2);
   check_box_view(ck, box, me, size);
   check_stats(ck, me, size);
+  check_direct_ranges(ck, me, size);
+  check_huge_nroots(ck);
 
   std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
   graphs.insert(graphs.begin(), NamedGraph{"box3d", box});
