@@ -134,6 +134,15 @@ std::string global_copy() {
 
 }  // namespace
 
+int count_option(const char *name, const std::string &v, long lo, long hi, Options *o) {
+  char *end = nullptr;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || x < lo || x > hi)
+    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", name, lo, hi, v.c_str());
+  o->extra[name] = v;
+  return STF_SUCCESS;
+}
+
 std::string Options::extra_value(const OptionSpec &spec) const {
   auto it = extra.find(spec.name);
   return it != extra.end() ? it->second : spec.fallback;

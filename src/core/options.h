@@ -48,6 +48,10 @@ struct Options {
   std::string extra_value(const OptionSpec &spec) const;
 };
 
+// For an OptionSpec's apply: v must be a whole number in [lo, hi]; it is kept
+// in o->extra[name] for the option's owner (STF_ERR_OPTION otherwise).
+int count_option(const char *name, const std::string &v, long lo, long hi, Options *o);
+
 // The options of the layers below the transports: discovery, validation,
 // index analysis, device data paths.
 const OptionSpecs &base_option_specs();

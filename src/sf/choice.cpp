@@ -1,7 +1,7 @@
 #include "sf/choice.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,14 +25,7 @@ const OptionSpec autotune_option = {
     "with -stf_type auto: time the 3 best predicted candidates and basic over N interleaved rounds and keep the "
     "fastest "
     "(0: the model alone; default 0)",
-    "0", [](const std::string &v, Options *o) {
-      char *end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 0 || n > 1000)
-        return set_error(STF_ERR_OPTION, "-stf_autotune expects a whole number from 0 to 1000, got '%s'", v.c_str());
-      o->extra["stf_autotune"] = v;
-      return static_cast<int>(STF_SUCCESS);
-    }};
+    "0", [](const std::string &v, Options *o) { return count_option("stf_autotune", v, 0, 1000, o); }};
 
 int model_profile(stf_sf sf, const model::Profile **out) {
   static std::mutex lock;

@@ -28,15 +28,7 @@ const OptionSpec nvshmem_slots_option = {
 const OptionSpec nvshmem_unit_bytes_option = {
     "stf_nvshmem_unit_bytes", "STF_NVSHMEM_UNIT_BYTES", "1..65536",
     "nvshmem transport: bytes per unit a region holds; larger units are STF_ERR_UNSUPPORTED (default 64)", "64",
-    [](const std::string &v, Options *o) {
-      char *end = nullptr;
-      const long x = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || x < 1 || x > 65536)
-        return set_error(STF_ERR_OPTION, "-stf_nvshmem_unit_bytes expects a whole number from 1 to 65536, got '%s'",
-                         v.c_str());
-      o->extra["stf_nvshmem_unit_bytes"] = v;
-      return static_cast<int>(STF_SUCCESS);
-    }};
+    [](const std::string &v, Options *o) { return count_option("stf_nvshmem_unit_bytes", v, 1, 65536, o); }};
 
 #ifndef STF_HAVE_NVSHMEM
 

@@ -53,19 +53,6 @@
 #include "transport/slot_ring.h"
 
 namespace stf {
-namespace {
-
-// Numeric options of this transport, kept in Options::extra.
-int count_option(const char *name, const std::string &v, long lo, long hi, Options *o) {
-  char *end = nullptr;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end || x < lo || x > hi)
-    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", name, lo, hi, v.c_str());
-  o->extra[name] = v;
-  return STF_SUCCESS;
-}
-
-}  // namespace
 
 const OptionSpec putsignal_slots_option = {
     "stf_putsignal_slots", "STF_PUTSIGNAL_SLOTS", "1|2|4|8|16|32|64",

@@ -1,6 +1,5 @@
 #include "transport/registry.h"
 
-#include <cstdlib>
 #include <string>
 
 #include "core/error.h"
@@ -82,15 +81,8 @@ const OptionSpec split_bytes_option = {
     "stf_split_bytes", "STF_SPLIT_BYTES", "1..1073741824",
     "split strategy: most bytes of one message between two nodes; a node pair's larger volume is cut into "
     "chunks sent by different ranks (default 16384)",
-    "16384", [](const std::string &v, Options *o) {
-      char *end = nullptr;
-      const long x = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || x < 1 || x > (1L << 30))
-        return set_error(STF_ERR_OPTION, "-stf_split_bytes expects a whole number from 1 to 1073741824, got '%s'",
-                         v.c_str());
-      o->extra["stf_split_bytes"] = v;
-      return static_cast<int>(STF_SUCCESS);
-    }};
+    "16384",
+    [](const std::string &v, Options *o) { return count_option("stf_split_bytes", v, 1, 1L << 30, o); }};
 const OptionSpec node_transport_option = {
     "stf_node_transport", "STF_NODE_TRANSPORT", "a transport",
     "node-aware strategies: transport of the steps inside a node (default basic)", "basic",
