@@ -99,6 +99,17 @@ std::uint64_t parse_seed(int argc, char **argv, std::uint64_t dflt) {
   return seed;
 }
 
+std::string captured(Checker &ck, const std::function<int(std::FILE *)> &print, const char *what) {
+  std::FILE *f = std::tmpfile();
+  if (!ck.check(f != nullptr, "tmpfile for %s", what)) return "";
+  ck.code(print(f), STF_SUCCESS, what);
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+  std::fclose(f);
+  return text;
+}
+
 long parse_long(int argc, char **argv, const char *name, const char *env, long dflt) {
   long v = dflt;
   const char *s = find_arg(argc, argv, name);

@@ -6,6 +6,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <string>
 
 #include "starforest.h"
@@ -54,6 +56,11 @@ class Checker {
   long long failed_ = 0;
   int printed_ = 0;  // failure lines printed by this rank (capped)
 };
+
+// What print (stf_view, stf_explain: rank 0 writes, the others nothing)
+// writes into a temporary file, as text; print's return code is checked
+// (STF_SUCCESS) under the name what. Collective as print is.
+std::string captured(Checker &ck, const std::function<int(std::FILE *)> &print, const char *what);
 
 // Seed from "--seed N" / "--seed=N" on the command line, else the
 // STF_TEST_SEED environment variable, else dflt. Rank 0's value is broadcast

@@ -56,13 +56,7 @@ void same_choice(Checker &ck, const char *options, int rank, int size) {
 }
 
 std::string explain_text(Checker &ck, stf_sf sf) {
-  std::FILE *f = std::tmpfile();
-  ck.code(stf_explain(sf, MPI_DOUBLE, f), STF_SUCCESS, "stf_explain");
-  std::rewind(f);
-  std::string text;
-  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
-  std::fclose(f);
-  return text;
+  return captured(ck, [&](std::FILE *f) { return stf_explain(sf, MPI_DOUBLE, f); }, "stf_explain");
 }
 
 void explain(Checker &ck, int rank, int size) {

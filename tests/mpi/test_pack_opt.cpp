@@ -162,14 +162,8 @@ void compare_on_off(Checker &ck, MPI_Comm comm, const NamedGraph &ng, const std:
 }
 
 // stf_view of sf as rank 0 sees it (empty elsewhere).
-std::string view_text(stf_sf sf) {
-  std::FILE *f = std::tmpfile();
-  stf_view(sf, f);
-  std::string s;
-  std::rewind(f);
-  for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
-  std::fclose(f);
-  return s;
+std::string view_text(Checker &ck, stf_sf sf) {
+  return captured(ck, [&](std::FILE *f) { return stf_view(sf, f); }, "stf_view");
 }
 int count(const std::string &s, const char *word) {
   int n = 0;
@@ -184,7 +178,7 @@ void check_box_view(Checker &ck, const LocalGraph &box, int me, int size) {
   stf_sf on = make_sf(ck, box, MPI_COMM_WORLD, "-stf_pack_opt 1", STF_COPY_VALUES);
   stf_sf off = make_sf(ck, box, MPI_COMM_WORLD, "-stf_pack_opt 0", STF_COPY_VALUES);
   if (!on || !off) return;
-  const std::string von = view_text(on), voff = view_text(off);
+  const std::string von = view_text(ck, on), voff = view_text(ck, off);
   if (me == 0) {
     // Each rank: its interior self part (leaves strided) plus one box per
     // neighbour and direction, none of them an index array.
