@@ -197,7 +197,11 @@ const char *stf_options_help(void);
  * each with tags of its own, so thousands of SFs cost one communicator.
  * STF_ERR_ARG for MPI_COMM_NULL or an intercommunicator. */
 int stf_create(MPI_Comm comm, stf_sf *sf);
-/* Destroy *sf and set it to NULL. Pending requests must have ended. Collective. */
+/* Destroy *sf and set it to NULL. Pending requests must have ended. Collective.
+ * Every handle and array the SF gave out (multi-SF, degrees, graph and peer
+ * arrays, requests) dies with it. A copy of the handle kept past this call
+ * is refused by every call (STF_ERR_STATE) until its memory is reused, which
+ * takes at least 64 further stf_destroy calls; do not rely on it beyond. */
 int stf_destroy(stf_sf *sf);
 /* Per-SF options, same syntax as stf_set_options(); before stf_setup(). */
 int stf_set_sf_options(stf_sf sf, const char *options);
@@ -402,7 +406,8 @@ int stf_compute_degree_end(stf_sf sf, stf_request *req, const stf_int **degree);
 int stf_compute_degree(stf_sf sf, const stf_int **degree);
 
 /* Multi-SF: every root r becomes degree(r) consecutive multi-roots, one per
- * leaf, ordered by (leaf rank, leaf slot). Owned by sf; do not destroy. */
+ * leaf, ordered by (leaf rank, leaf slot). Owned by sf (valid until its reset
+ * or destroy): stf_destroy on it is STF_ERR_ARG. */
 int stf_get_multi_sf(stf_sf sf, stf_sf *multi);
 
 /* Leaves to multi-roots (each leaf's unit lands in its own slot). multirootdata
@@ -480,7 +485,9 @@ int stf_device_select(const char *name);
 int stf_device_get_name(const char **name);
 /* Device memory of the active device (host memory on "host"). */
 int stf_device_malloc(size_t bytes, void **ptr);
-/* Waits for the device's work, then frees. */
+/* Waits for the device's work, then frees; by the device that allocated it,
+ * also after stf_device_select. STF_ERR_ARG for a pointer that
+ * stf_device_malloc did not return or that was freed already. NULL: nothing. */
 int stf_device_free(void *ptr);
 /* Blocking copy in any direction (host or device on either side). */
 int stf_device_memcpy(void *dst, const void *src, size_t bytes);
@@ -493,7 +500,11 @@ int stf_get_memtype(const void *ptr, stf_memtype *type);
  * The same model as CUDA streams: work on one stream runs in order, streams
  * run concurrently, an event captures the current end of a stream's queue.
  * On "host" every call completes before it returns. NULL as a stream means
- * the library stream. Not collective. */
+ * the library stream. Not collective.
+ * Streams and events belong to the device active when they were made: using
+ * one after stf_device_select made another device active, after its
+ * destroy, or one these calls never made, is STF_ERR_ARG; destroying one
+ * works under any device. */
 typedef struct stf_stream_s *stf_stream;
 typedef struct stf_event_s *stf_event;
 

@@ -4,11 +4,13 @@
 
 #include "algebra/algebra.h"
 #include "core/error.h"
+#include "sf/lifetime.h"
 
 namespace stf {
 
 int check_input(stf_sf sf, const char *what) {
   if (!sf) return set_error(STF_ERR_NULL, "%s: an input SF is NULL", what);
+  if (!sf_object_alive(sf)) return set_error(STF_ERR_STATE, "%s: an input SF was destroyed", what);
   if (!sf->has_graph) return set_error(STF_ERR_STATE, "%s: an input SF has no graph", what);
   return STF_SUCCESS;
 }

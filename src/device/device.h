@@ -59,6 +59,7 @@ class Device {
   Stream library_stream() { return user_stream_ ? user_stream_ : own_stream(); }
   void set_library_stream(Stream s) { user_stream_ = s; }
   Stream user_stream() const { return user_stream_; }
+  bool is_own_stream(Stream s) { return s == own_stream(); }
 
   // Whether MPI may be handed pointers to this device's memory (the
   // device-aware path). Backends whose memory is host memory say yes; a GPU

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "device/user_handles.h"
 
 namespace stf {
 namespace {
@@ -169,14 +170,26 @@ extern "C" int stf_device_malloc(size_t bytes, void **ptr) try {
   if (!ptr) return stf::set_error(STF_ERR_NULL, "stf_device_malloc: ptr is NULL");
   Device *d = nullptr;
   STF_CHECK(stf::active_device(&d));
-  return d->alloc(bytes, ptr);
+  STF_CHECK(d->alloc(bytes, ptr));
+  try {
+    stf::remember_handle(stf::HandleKind::memory, *ptr, d);
+  } catch (...) {
+    d->free(*ptr);
+    *ptr = nullptr;
+    throw;
+  }
+  return STF_SUCCESS;
 } STF_API_CATCH
 
+// Freed by the device that allocated it, also after stf_device_select.
 extern "C" int stf_device_free(void *ptr) try {
-  Device *d = nullptr;
-  STF_CHECK(stf::active_device(&d));
-  STF_CHECK(d->synchronize());  // like cudaFree: no kernel may still use it
-  return d->free(ptr);
+  if (!ptr) return STF_SUCCESS;
+  Device *maker = nullptr;
+  STF_CHECK(stf::handle_maker(stf::HandleKind::memory, ptr, "stf_device_free", &maker));
+  STF_CHECK(maker->synchronize());  // like cudaFree: no kernel may still use it
+  STF_CHECK(maker->free(ptr));
+  stf::forget_handle(stf::HandleKind::memory, ptr);
+  return STF_SUCCESS;
 } STF_API_CATCH
 
 extern "C" int stf_device_memcpy(void *dst, const void *src, size_t bytes) try {

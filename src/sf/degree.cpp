@@ -39,6 +39,7 @@ int build_multi(stf_sf sf, stf_sf *multi) {
   int rc = stf_set_graph(*multi, nslots, sf->nleaves, sf->ilocal, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES);
   if (rc == STF_SUCCESS) rc = stf_setup(*multi);
   if (rc) stf_destroy(multi);
+  else (*multi)->owned_by_parent = true;
   return rc;
 }
 

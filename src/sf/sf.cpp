@@ -1,9 +1,9 @@
 // Public calls on the SF object: create, destroy, options and type, graph,
 // reset, duplicate.
-#include <new>
 
 #include "core/error.h"
 #include "ops/request.h"
+#include "sf/lifetime.h"
 #include "sf/sf.h"
 #include "transport/registry.h"
 
@@ -11,6 +11,7 @@ namespace stf {
 
 int check_sf(stf_sf sf) {
   if (!sf) return set_error(STF_ERR_NULL, "the SF handle is NULL");
+  if (!sf_object_alive(sf)) return set_error(STF_ERR_STATE, "the SF handle names an SF already destroyed");
   return STF_SUCCESS;
 }
 
@@ -26,9 +27,12 @@ bool valid_mode(stf_copy_mode m) {
   return m == STF_COPY_VALUES || m == STF_OWN_POINTER || m == STF_USE_POINTER;
 }
 
+void destroy_object(stf_sf sf);
+
 // Drop graph, plan and everything derived from them.
 void clear(stf_sf sf) {
-  if (sf->multi) stf_destroy(&sf->multi);
+  if (sf->multi) destroy_object(sf->multi);
+  sf->multi = nullptr;
   engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
   sf->strategy.reset();
   sf->transport.reset();
@@ -50,6 +54,14 @@ int check_idle(stf_sf sf, const char *what) {
   return STF_SUCCESS;
 }
 
+// Everything stf_destroy does once the checks passed.
+void destroy_object(stf_sf sf) {
+  if (sf->opts.log_view) log_view(sf);
+  clear(sf);
+  comm_release(sf);
+  unmake_sf_object(sf);
+}
+
 }  // namespace
 }  // namespace stf
 
@@ -61,14 +73,14 @@ extern "C" int stf_create(MPI_Comm comm, stf_sf *out) try {
   if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "communicator is MPI_COMM_NULL");
   Options opts;
   STF_CHECK(default_options(all_option_specs(), &opts));
-  stf_sf sf = new (std::nothrow) stf_sf_s;
+  stf_sf sf = make_sf_object();
   if (!sf) return set_error(STF_ERR_MEMORY, "cannot allocate an SF");
   sf->opts = opts;
   int rc = comm_acquire(comm, sf);
   if (!rc) rc = deferred_sends_of(sf->comm, &sf->engine.deferred);
   if (rc) {
     comm_release(sf);
-    delete sf;
+    unmake_sf_object(sf);
     return rc;
   }
   sf->engine.graph = sf;
@@ -81,11 +93,11 @@ extern "C" int stf_destroy(stf_sf *psf) try {
   if (!psf) return set_error(STF_ERR_NULL, "pointer to the SF handle is NULL");
   if (!*psf) return STF_SUCCESS;
   stf_sf sf = *psf;
+  STF_CHECK(check_sf(sf));
+  if (sf->owned_by_parent)
+    return set_error(STF_ERR_ARG, "stf_destroy: this is the multi-SF of another SF, which owns it (do not destroy it)");
   STF_CHECK(check_idle(sf, "stf_destroy"));
-  if (sf->opts.log_view) log_view(sf);
-  clear(sf);
-  comm_release(sf);
-  delete sf;
+  destroy_object(sf);
   *psf = nullptr;
   return STF_SUCCESS;
 } STF_API_CATCH

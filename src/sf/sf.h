@@ -37,13 +37,15 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   std::vector<stf_int> degree;      // valid once degree_known
   bool degree_known = false;
   stf_sf multi = nullptr;  // multi-SF, built on demand
+  bool owned_by_parent = false;  // this is another SF's multi-SF: stf_destroy refuses it
   stf::PeerLists root_peers, leaf_peers;  // built on demand
 
   const stf::Graph &graph() const { return *this; }
 };
 
 namespace stf {
-// STF_ERR_NULL unless sf is non-NULL; STF_ERR_STATE without a graph.
+// STF_ERR_NULL for NULL, STF_ERR_STATE for a destroyed SF (sf/lifetime.h);
+// check_graph also STF_ERR_STATE without a graph.
 int check_sf(stf_sf sf);
 int check_graph(stf_sf sf);
 // Build plan and transport if not done yet. Collective. agreed: check the

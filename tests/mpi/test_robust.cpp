@@ -2,8 +2,9 @@
 // come back as STF_ERR_MEMORY (no exception crosses the C API), leaf slots
 // and matrix sizes that overflow stf_int are refused, a failed operation
 // leaves its SF usable, a stale copy of an ended request is refused, the
-// graph algebra on a bad graph fails on every rank, and -stf_debug 1 makes
-// an argument error of one rank's begin an error on every rank.
+// graph algebra on a bad graph fails on every rank, -stf_debug 1 makes
+// an argument error of one rank's begin an error on every rank, and a
+// destroyed SF's handle is refused.
 #include <sys/resource.h>
 
 #include <climits>
@@ -311,6 +312,51 @@ void debug_option(Checker &ck) {
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
+// ---- handles used after stf_destroy -------------------------------------------
+
+// A copy of a destroyed SF's handle, and a destroyed multi-SF, are errors on
+// the calls that use them (they were heap-use-after-free).
+void after_destroy(Checker &ck) {
+  ck.context("after destroy");
+  const stf_int n = 4;
+  stf_sf sf = ring(ck, n);
+  std::vector<int> roots(n, me), leaves(n, -1);
+  stf_request req = nullptr;
+  ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin");
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end");
+  stf_sf copy = sf;
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  ck.check(sf == nullptr, "stf_destroy sets the handle to NULL");
+  if (ck.code(stf_bcast(copy, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE), STF_ERR_STATE,
+              "stf_bcast on a destroyed SF"))
+    ck.has_message("destroyed");
+  ck.code(stf_bcast_end(copy, &req), STF_ERR_STATE, "stf_bcast_end on a destroyed SF");
+  ck.code(stf_setup(copy), STF_ERR_STATE, "stf_setup on a destroyed SF");
+  ck.code(stf_view(copy, nullptr), STF_ERR_STATE, "stf_view on a destroyed SF");
+  stf_sf out = nullptr;
+  ck.code(stf_create_inverse(copy, &out), STF_ERR_STATE, "stf_create_inverse of a destroyed SF");
+  ck.code(stf_destroy(&copy), STF_ERR_STATE, "stf_destroy twice");
+
+  // The multi-SF belongs to its SF: destroying it is refused, and the SF's
+  // gather still works afterwards.
+  sf = ring(ck, n);
+  stf_sf multi = nullptr;
+  ck.code(stf_get_multi_sf(sf, &multi), STF_SUCCESS, "stf_get_multi_sf");
+  if (ck.code(stf_destroy(&multi), STF_ERR_ARG, "stf_destroy of the borrowed multi-SF"))
+    ck.has_message("multi-SF");
+  ck.check(multi != nullptr, "a refused stf_destroy leaves the handle");
+  std::vector<int> gathered(n, -1);
+  for (stf_int i = 0; i < n; i++) leaves[i] = 10 * me + i;
+  ck.code(stf_gather(sf, MPI_INT, leaves.data(), gathered.data()), STF_SUCCESS, "gather afterwards");
+  const int prev = (me + nranks - 1) % nranks;
+  int wrong = 0;
+  for (stf_int i = 0; i < n; i++) wrong += gathered[i] != 10 * prev + i;
+  ck.check(wrong == 0, "gather afterwards: %d wrong slots", wrong);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  ck.code(stf_gather(multi, MPI_INT, leaves.data(), gathered.data()), STF_ERR_STATE,
+          "the multi-SF after its SF was destroyed");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -326,7 +372,8 @@ int main(int argc, char **argv) {
       const char *name;
       void (*run)(Checker &);
     } parts[] = {{"int_max", leaf_slot_int_max},     {"stale", stale_request},  {"failed", failed_operation},
-                 {"algebra", algebra_bad_offset}, {"debug", debug_option}, {"memory", out_of_memory}};
+                 {"algebra", algebra_bad_offset}, {"debug", debug_option}, {"memory", out_of_memory},
+                 {"destroyed", after_destroy}};
     for (const auto &p : parts)
       if (!only || std::strcmp(only, p.name) == 0) p.run(ck);
     rc = ck.finish();

@@ -125,6 +125,55 @@ TEST(HostStreams, EventsAndStreamsWork) {
   EXPECT_EQ(stf_stream_destroy(s), STF_SUCCESS);
 }
 
+// Handles used twice or across a device switch are errors, not undefined
+// behaviour (these were a double free and a read past a host event).
+TEST(DeviceHandles, FreedTwiceOrAcrossDevicesIsAnError) {
+  ASSERT_EQ(stf_device_select("host"), STF_SUCCESS);
+  void *p = nullptr;
+  ASSERT_EQ(stf_device_malloc(64, &p), STF_SUCCESS);
+  EXPECT_EQ(stf_device_free(p), STF_SUCCESS);
+  EXPECT_EQ(stf_device_free(p), STF_ERR_ARG);  // twice
+  int on_stack = 0;
+  EXPECT_EQ(stf_device_free(&on_stack), STF_ERR_ARG);  // never allocated here
+  EXPECT_EQ(stf_device_free(nullptr), STF_SUCCESS);
+
+  // Host memory and a host event, then the emulated device.
+  ASSERT_EQ(stf_device_malloc(64, &p), STF_SUCCESS);
+  stf_event host_event = nullptr, host_event2 = nullptr;
+  ASSERT_EQ(stf_event_create(&host_event), STF_SUCCESS);
+  ASSERT_EQ(stf_event_create(&host_event2), STF_SUCCESS);
+  EXPECT_NE(host_event, host_event2);
+  ASSERT_EQ(stf_device_select("emu"), STF_SUCCESS);
+  EXPECT_EQ(stf_event_record(host_event, nullptr), STF_ERR_ARG);
+  EXPECT_EQ(stf_stream_wait_event(nullptr, host_event), STF_ERR_ARG);
+  EXPECT_EQ(stf_event_synchronize(host_event), STF_ERR_ARG);
+  int done = 0;
+  EXPECT_EQ(stf_event_query(host_event, &done), STF_ERR_ARG);
+  // Released by the device that made them, after the switch too.
+  EXPECT_EQ(stf_event_destroy(host_event), STF_SUCCESS);
+  EXPECT_EQ(stf_event_destroy(host_event), STF_ERR_ARG);
+  EXPECT_EQ(stf_event_destroy(host_event2), STF_SUCCESS);
+  EXPECT_EQ(stf_device_free(p), STF_SUCCESS);
+
+  // An emulated stream and event are refused once "host" is back.
+  stf_stream s = nullptr;
+  stf_event e = nullptr;
+  ASSERT_EQ(stf_stream_create(&s), STF_SUCCESS);
+  ASSERT_EQ(stf_event_create(&e), STF_SUCCESS);
+  ASSERT_EQ(stf_device_select("host"), STF_SUCCESS);
+  int x = 0;
+  Fill f{&x, 1, false};
+  EXPECT_EQ(stf_device_launch(s, 1, fill, &f), STF_ERR_ARG);
+  EXPECT_EQ(stf_event_record(e, nullptr), STF_ERR_ARG);
+  EXPECT_EQ(stf_device_set_stream(s), STF_ERR_ARG);
+  EXPECT_EQ(x, 0);
+  EXPECT_EQ(stf_stream_destroy(s), STF_SUCCESS);
+  EXPECT_EQ(stf_stream_destroy(s), STF_ERR_ARG);
+  EXPECT_EQ(stf_event_destroy(e), STF_SUCCESS);
+  stf_event never = reinterpret_cast<stf_event>(&on_stack);
+  EXPECT_EQ(stf_event_record(never, nullptr), STF_ERR_ARG);
+}
+
 TEST(StreamModel, SetGetAndOptions) {
   stf_sf sf = nullptr;
   ASSERT_EQ(stf_create(MPI_COMM_SELF, &sf), STF_SUCCESS);
