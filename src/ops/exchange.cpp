@@ -6,6 +6,12 @@
 
 namespace stf {
 
+namespace {
+bool lands_in_place(const Unit &u, const std::vector<IndexList> &lists, const char *direct, int k, bool allowed) {
+  return allowed && direct_ok(u, lists[k]) && (!direct || direct[k]);
+}
+}  // namespace
+
 bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
                   bool in_place_allowed, void *user, char *base) {
   const Unit &u = *r->unit;
@@ -13,7 +19,7 @@ bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList>
   r->recv_direct.assign(m.count(), 0);
   bool any = false;
   for (int k = 0; k < m.count(); k++) {
-    const bool in_place = in_place_allowed && direct_ok(u, lists[k]) && (!direct || direct[k]);
+    const bool in_place = lands_in_place(u, lists, direct, k, in_place_allowed);
     r->recv_direct[k] = in_place;
     r->recv_ptrs[k] = in_place ? at(user, lists[k].start, u.extent) : at(base, m.offset[k], u.packed_bytes);
     any |= in_place;
@@ -38,10 +44,13 @@ int aim_one_way_receives(stf_request r, const Flow &f) {
     return STF_SUCCESS;
   }
   const Space &to = space_of(r->dst_mem);
+  const bool allowed = r->op == MPI_REPLACE && to.user_memory_may_receive(r);
+  bool all_in_place = true;  // then no receive buffer is needed at all
+  for (int k = 0; k < f.to.count() && all_in_place; k++)
+    all_in_place = lands_in_place(*r->unit, f.to_lists, f.to_direct, k, allowed);
   char *base = nullptr;
-  STF_CHECK(to.recv_buffer(r, f, &base));
-  const bool in_place = aim_receives(r, f.to, f.to_lists, f.to_direct,
-                                     r->op == MPI_REPLACE && to.user_memory_may_receive(r), r->dst, base);
+  if (!all_in_place) STF_CHECK(to.recv_buffer(r, f, &base));
+  const bool in_place = aim_receives(r, f.to, f.to_lists, f.to_direct, allowed, r->dst, base);
   r->recv_in_user_device = in_place && r->dst_mem == STF_MEMTYPE_DEVICE;
   return STF_SUCCESS;
 }

@@ -24,7 +24,9 @@ class HostSpace final : public Space {
       }
       return STF_SUCCESS;
     }
-    grow(&f.send_buf, f.from.idx.size() * u.packed_bytes);
+    bool packs = false;  // the buffer only for messages that are not sent from user memory
+    for (int k = 0; k < f.from.count() && !packs; k++) packs = !direct_ok(u, f.from_lists[k]);
+    if (packs) grow(&f.send_buf, f.from.idx.size() * u.packed_bytes);
     r->send_ptrs.resize(f.from.count());
     for (int k = 0; k < f.from.count(); k++) {
       if (direct_ok(u, f.from_lists[k])) {

@@ -314,6 +314,55 @@ void check_huge_nroots(Checker &ck) {
   stf_destroy(&sf);
 }
 
+// A REPLACE bcast and reduce whose only message is contiguous at both ends
+// goes from user memory to user memory: no pack or receive buffer may be
+// allocated for it. Rank 1's 4 Mi leaves read rank 0's 4 Mi roots; the
+// first operations run with the data segment limited to what the process
+// uses after set-up plus 8 MiB (a 16 MiB buffer would not fit).
+void check_no_unused_buffers(Checker &ck, int me, int size) {
+  if (size != 2) return;
+  ck.context("no buffers for in-place messages");
+  const stf_int n = 4 << 20;
+  LocalGraph g;
+  g.nroots = me == 0 ? n : 0;
+  for (stf_int i = 0; i < n && me == 1; ++i) g.iremote.push_back({0, i});
+  stf_sf sf = make_sf(ck, g, MPI_COMM_WORLD, "-stf_pack_opt 1", STF_COPY_VALUES);
+  if (!sf) return;
+  const stf_int nleaves = g.nleaves();
+  g.iremote.clear();
+  g.iremote.shrink_to_fit();
+  std::vector<int> roots(g.nroots), leaves(nleaves, -1);
+  for (stf_int i = 0; i < g.nroots; ++i) roots[i] = i;
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  long data_kb = -1;
+  if (std::FILE *f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmData: %ld kB", &data_kb) == 1) break;
+    std::fclose(f);
+  }
+  rlimit old{};
+  const bool limited = data_kb >= 0 && getrlimit(RLIMIT_DATA, &old) == 0;
+  if (limited) {
+    rlimit low = old;
+    low.rlim_cur = std::min<rlim_t>(old.rlim_cur, (static_cast<rlim_t>(data_kb) << 10) + (rlim_t(8) << 20));
+    setrlimit(RLIMIT_DATA, &low);
+  }
+  for (stf_int i = 0; i < g.nroots; ++i) roots[i] = 3 * i;
+  const int bc = stf_bcast(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE);
+  int wrong = 0;
+  for (stf_int i = 0; i < nleaves; ++i) wrong += leaves[i] != 3 * i;
+  for (stf_int i = 0; i < nleaves; ++i) leaves[i] = 5 * i;
+  const int rd = stf_reduce(sf, MPI_INT, leaves.data(), roots.data(), MPI_REPLACE);
+  if (limited) setrlimit(RLIMIT_DATA, &old);
+  ck.code(bc, STF_SUCCESS, "bcast under the limit");
+  ck.code(rd, STF_SUCCESS, "reduce under the limit");
+  for (stf_int i = 0; i < nleaves; ++i) wrong += leaves[i] != 5 * i;
+  for (stf_int i = 0; i < g.nroots; ++i) wrong += roots[i] != 5 * i;
+  ck.check(wrong == 0, "%d wrong values", wrong);
+  stf_destroy(&sf);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -331,6 +380,7 @@ int main(int argc, char **argv) {
   check_stats(ck, me, size);
   check_direct_ranges(ck, me, size);
   check_huge_nroots(ck);
+  check_no_unused_buffers(ck, me, size);
 
   std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
   graphs.insert(graphs.begin(), NamedGraph{"box3d", box});
