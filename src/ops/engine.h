@@ -33,6 +33,7 @@ struct Engine {
   DeferredSends *deferred = nullptr;  // the communicator's queue (cached on it)
 
   std::vector<stf_request> pool;      // request slots, reused (request.h)
+  std::vector<stf_request> idle;      // the slots of pool not in use, last released last
   int pending = 0;                    // requests begun and not ended
   unsigned long long fetch_sequence = 0;  // numbers fetch-and-ops in begin order
   stf_stats stats{};                  // counted by the operations

@@ -29,6 +29,7 @@ const char *op_kind_name(OpKind k) {
 void free_requests(Engine &e) {
   for (stf_request r : e.pool) delete r;
   e.pool.clear();
+  e.idle.clear();
 }
 
 void engine_set_plan(Engine *e, const Plan *plan, const Topology *topology, Transport *transport) {
@@ -59,10 +60,21 @@ int deferred_sends_of(MPI_Comm c, DeferredSends **out) { return cached_on(c, out
 
 int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out) {
   stf_request pick = nullptr;
-  // Prefer a slot last used with the same unit size: its cached requests fit.
-  for (stf_request r : mover.pool)
-    if (!r->busy && (!pick || (r->last_bytes == unit_bytes && pick->last_bytes != unit_bytes))) pick = r;
-  if (!pick) {
+  if (!mover.idle.empty()) {
+    // The last released slot, or one of the few before it last used with
+    // the same unit size (its cached MPI requests fit). A bounded look, so
+    // that a begin costs the same with any number of operations in flight.
+    std::size_t at = mover.idle.size() - 1;
+    for (std::size_t k = 0; k < 4 && k < mover.idle.size(); k++)
+      if (mover.idle[mover.idle.size() - 1 - k]->last_bytes == unit_bytes) {
+        at = mover.idle.size() - 1 - k;
+        break;
+      }
+    pick = mover.idle[at];
+    mover.idle.erase(mover.idle.begin() + static_cast<std::ptrdiff_t>(at));
+  } else {
+    mover.pool.reserve(mover.pool.size() + 1);
+    mover.idle.reserve(mover.pool.size() + 1);  // release never allocates
     pick = new (std::nothrow) stf_request_s;
     if (!pick) return set_error(STF_ERR_MEMORY, "cannot allocate a request");
     mover.pool.push_back(pick);
@@ -91,6 +103,7 @@ void abandon_request(stf_request r) {
 void release_request(stf_request r) {
   r->busy = false;
   r->owner->pending--;
+  r->mover->idle.push_back(r);
 }
 
 namespace {
