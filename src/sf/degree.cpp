@@ -1,5 +1,8 @@
 // Root degrees and the multi-SF (one root slot per leaf), both derived from
 // the plan: after set-up every root already knows who points at it.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "core/error.h"
@@ -22,21 +25,27 @@ int compute_degree(stf_sf sf) {
 // Slots of a root are handed out by a fetch-and-add on a counter starting at
 // the root's first slot; fetch-and-op applies leaves in (rank, slot) order,
 // which is exactly the documented slot order.
+// The scratch arrays are gone before the multi-SF is set up, and its graph
+// takes the remote array without a copy, so that the peak is the two SFs.
 int build_multi(stf_sf sf, stf_sf *multi) {
   STF_CHECK(compute_degree(sf));
-  std::vector<stf_int> counter(sf->nroots);
   stf_int nslots = 0;
-  for (stf_int r = 0; r < sf->nroots; r++) {
-    counter[r] = nslots;
-    nslots += sf->degree[r];
+  std::unique_ptr<stf_node, decltype(&std::free)> remote(
+      static_cast<stf_node *>(std::malloc(std::max<stf_int>(sf->nleaves, 1) * sizeof(stf_node))), &std::free);
+  if (!remote) return set_error(STF_ERR_MEMORY, "stf_get_multi_sf: cannot allocate %d leaves", sf->nleaves);
+  {
+    std::vector<stf_int> counter(sf->nroots);
+    for (stf_int r = 0; r < sf->nroots; r++) {
+      counter[r] = nslots;
+      nslots += sf->degree[r];
+    }
+    std::vector<stf_int> ones(sf->maxleaf + 1, 1), slot(sf->maxleaf + 1, -1);
+    STF_CHECK(stf_fetch_and_op(sf, MPI_INT, counter.data(), ones.data(), slot.data(), MPI_SUM));
+    for (stf_int i = 0; i < sf->nleaves; i++) remote.get()[i] = {sf->iremote[i].rank, slot[sf->leaf_at(i)]};
   }
-  std::vector<stf_int> ones(sf->maxleaf + 1, 1), slot(sf->maxleaf + 1, -1);
-  STF_CHECK(stf_fetch_and_op(sf, MPI_INT, counter.data(), ones.data(), slot.data(), MPI_SUM));
-  std::vector<stf_node> remote(sf->nleaves);
-  for (stf_int i = 0; i < sf->nleaves; i++) remote[i] = {sf->iremote[i].rank, slot[sf->leaf_at(i)]};
   STF_CHECK(stf_create(sf->comm, multi));
   (*multi)->opts = sf->opts;
-  int rc = stf_set_graph(*multi, nslots, sf->nleaves, sf->ilocal, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES);
+  int rc = stf_set_graph(*multi, nslots, sf->nleaves, sf->ilocal, STF_COPY_VALUES, remote.release(), STF_OWN_POINTER);
   if (rc == STF_SUCCESS) rc = stf_setup(*multi);
   if (rc) stf_destroy(multi);
   else (*multi)->owned_by_parent = true;
