@@ -30,7 +30,7 @@ nb::object from_comm_call(nb::handle comm, F &&call) {
   keep_comm(c);
   stf_sf out = nullptr;
   run([&] { return call(c, &out); });
-  return wrap_sf(out, comm, default_validate());
+  return wrap_sf(out, comm, default_debug());
 }
 
 stf_pattern pattern_of(const std::string &name) {

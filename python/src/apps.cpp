@@ -97,7 +97,7 @@ void bind_vecscatter(nb::module_ &m) {
         VecScatter &v = nb::cast<VecScatter &>(self);
         stf_sf sf = nullptr;
         check(stf_vecscatter_get_sf(v.vs, &sf));
-        return wrap_sf(sf, v.comm, default_validate(), false, self);
+        return wrap_sf(sf, v.comm, default_debug(), false, self);
       }, "The SF underneath (owned by the scatter).")
       .def("forward_begin", [](nb::handle self, nb::handle owned, nb::handle ghost, const std::string &mode) {
         return scatter_begin(self, owned, ghost, mode, true);
@@ -216,7 +216,7 @@ void bind_grid(nb::module_ &m) {
         stf_sf sf = nullptr;
         MPI_Datatype unit;
         check(stf_grid_get_sf(g.grid, &sf, &unit));
-        return wrap_sf(sf, g.comm, default_validate(), false, self);
+        return wrap_sf(sf, g.comm, default_debug(), false, self);
       }, "The grid's SF (owned by the grid): roots = owned points, leaves = ghosted points.");
 }
 
@@ -294,7 +294,7 @@ void bind_csr(nb::module_ &m) {
         CSR &A = nb::cast<CSR &>(self);
         stf_sf sf = nullptr;
         check(stf_csr_get_ghost_sf(A.A, &sf));
-        return wrap_sf(sf, A.comm, default_validate(), false, self);
+        return wrap_sf(sf, A.comm, default_debug(), false, self);
       }, "The ghost SF (owned by the matrix).")
       .def("mult", [](const CSR &A, nb::handle x, nb::handle y) {
         return product(A, x, y, [&](const double *xp, double *yp) { return stf_csr_mult(A.A, xp, yp); });

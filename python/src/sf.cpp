@@ -15,19 +15,19 @@ namespace stfpy {
 using namespace nb::literals;
 
 namespace {
-bool validate_default = validate_in(nullptr, false);
+bool debug_default = debug_in(nullptr, false);
 
 }  // namespace
 
-bool validate_in(const char *options, bool current) {
+bool debug_in(const char *options, bool current) {
   if (!options) {
-    const char *env = std::getenv("STF_VALIDATE");
-    return env && *env ? validate_in((std::string("-stf_validate ") + env).c_str(), current) : current;
+    const char *env = std::getenv("STF_DEBUG");
+    return env && *env ? debug_in((std::string("-stf_debug ") + env).c_str(), current) : current;
   }
   std::istringstream in(options);
   std::string word;
   while (in >> word) {
-    if (word != "-stf_validate") continue;
+    if (word != "-stf_debug") continue;
     std::string v;
     in >> v;
     current = v == "1" || v == "true" || v == "yes";
@@ -35,7 +35,7 @@ bool validate_in(const char *options, bool current) {
   return current;
 }
 
-bool default_validate() { return validate_default; }
+bool default_debug() { return debug_default; }
 
 // Python drops an object when its last reference goes, which the cyclic
 // garbage collector makes happen at different points on different ranks. The
@@ -216,7 +216,7 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls);
 void bind_sf(nb::module_ &m) {
   m.def("set_options", [](const std::string &options) {
         check(stf_set_options(options.c_str()));
-        validate_default = validate_in(options.c_str(), validate_default);
+        debug_default = debug_in(options.c_str(), debug_default);
       }, "options"_a, "Defaults for SFs created afterwards, e.g. '-stf_type neighbor -stf_validate 1'.");
   m.def("options_help", &stf_options_help, "Every option, its environment variable and its default.");
 
@@ -226,7 +226,7 @@ void bind_sf(nb::module_ &m) {
         keep_comm(c);
         new (self) SF;
         self->comm = nb::borrow(comm);
-        self->agree = validate_default;
+        self->agree = debug_default;
         nb::gil_scoped_release unlocked;
         check(stf_create(c, &self->sf));
       }, "comm"_a, "A new SF without a graph on comm (collective).")
@@ -262,7 +262,7 @@ void bind_sf(nb::module_ &m) {
       .def("view", &view, "The description of every rank's graph and plan (collective): the text on rank 0, '' elsewhere.")
       .def("set_options", [](SF &s, const std::string &options) {
         check(stf_set_sf_options(s.handle(), options.c_str()));
-        s.agree = validate_in(options.c_str(), s.agree);
+        s.agree = debug_in(options.c_str(), s.agree);
       }, "options"_a, "Options of this SF, before setup.")
       .def("set_type", [](SF &s, const std::string &type) { check(stf_set_type(s.handle(), type.c_str())); },
            "type"_a, "Transport: 'basic', 'neighbor', 'window', 'collective', ... (before setup).")

@@ -18,7 +18,7 @@ struct SF {
   stf_int nroots = -1;      // -1: no graph
   stf_int leafspan = 0;     // maxleaf + 1: entries a leaf array needs
   int64_t nmulti = -1;      // multi-roots (sum of degrees), once known
-  bool agree = false;       // -stf_validate 1: argument checks agreed over the communicator
+  bool agree = false;       // -stf_debug 1: argument checks agreed over the communicator
 
   SF() = default;
   SF(const SF &) = delete;
@@ -55,10 +55,10 @@ nb::object wrap_sf(stf_sf h, nb::handle comm, bool agree, bool owned = true, nb:
 // before creating anything on a communicator from Python. Collective the
 // first time for a communicator.
 void keep_comm(MPI_Comm comm);
-// -stf_validate as set for new SFs (environment, then starforest.set_options).
-bool default_validate();
-// The value of -stf_validate in an options string already accepted by the
+// -stf_debug as set for new SFs (environment, then starforest.set_options).
+bool default_debug();
+// The value of -stf_debug in an options string already accepted by the
 // library, or current when the string does not set it.
-bool validate_in(const char *options, bool current);
+bool debug_in(const char *options, bool current);
 
 }  // namespace stfpy

@@ -10,10 +10,10 @@ from mpi4py import MPI
 import starforest as stf
 
 
-def ring(comm, validate=False):
+def ring(comm, debug=False):
     sf = stf.SF(comm)
-    if validate:
-        sf.set_options("-stf_validate 1")
+    if debug:
+        sf.set_options("-stf_debug 1")
     sf.set_graph(2, [((comm.rank + 1) % comm.size, i) for i in range(2)])
     return sf
 
@@ -107,10 +107,10 @@ def test_requests_and_lifecycle(comm):
         empty.set_graph(1, [(0, 0, 0)])
 
 
-def test_bad_input_on_one_rank_with_validation(comm):
-    """With -stf_validate 1 the argument checks are agreed on: a short array
+def test_bad_input_on_one_rank_with_debug(comm):
+    """With -stf_debug 1 the argument checks are agreed on: a short array
     on the last rank raises there, and ValueError naming it on the others."""
-    sf = ring(comm, validate=True)
+    sf = ring(comm, debug=True)
     last = comm.size - 1
     leaves = np.zeros(1 if comm.rank == last else 2)
     with pytest.raises(ValueError) as e:
