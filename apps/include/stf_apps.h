@@ -66,7 +66,9 @@ typedef enum {
 /* Collective. Every rank passes the same global matrix (for example each one
  * read the same file) and keeps its own rows. Duplicate entries are summed.
  * STF_ERR_ARG for a non-square matrix, INT_MAX rows or more (row pointers
- * count in stf_int) or inconsistent input. */
+ * count in stf_int), an index outside the matrix, or ranks that pass
+ * different matrices or partitions (one allreduce of a fingerprint of every
+ * entry). Errors are agreed: one rank's bad input fails the call on all. */
 int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A);
 /* Collective. Sets *A to NULL. */
 int stf_csr_destroy(stf_csr *A);

@@ -2,6 +2,7 @@
 // with compacted ghost columns, and the ghost SF that feeds SpMV.
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <numeric>
@@ -54,17 +55,70 @@ void build_block(stf_int nrows, std::vector<std::pair<std::pair<stf_int, stf_int
   b->assign(nrows, rowptr, col, val, compress);
 }
 
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+// What this rank got is fit to build from: the local part of the agreement.
+int check_input(const stf_coo *g, int how) {
+  if (!g) return fail(STF_ERR_NULL, "global matrix is NULL");
+  if (how != STF_PARTITION_ROWS && how != STF_PARTITION_NNZ) return fail(STF_ERR_ARG, "unknown partition %d", how);
+  if (g->nrows != g->ncols)
+    return fail(STF_ERR_ARG, "the matrix is %lld x %lld; only square matrices are supported",
+                static_cast<long long>(g->nrows), static_cast<long long>(g->ncols));
+  // Row pointers have nrows + 1 entries, a count that must fit in stf_int.
+  if (g->nrows < 0 || g->nrows >= INT_MAX)
+    return fail(STF_ERR_ARG, "%lld rows: the row count must lie in [0, INT_MAX)", static_cast<long long>(g->nrows));
+  if (g->nnz < 0 || (g->nnz > 0 && (!g->row || !g->col || !g->val)))
+    return fail(STF_ERR_ARG, "nnz = %lld with %s arrays", static_cast<long long>(g->nnz), g->nnz < 0 ? "any" : "NULL");
+  for (int64_t k = 0; k < g->nnz; k++)
+    if (g->row[k] < 0 || g->row[k] >= g->nrows || g->col[k] < 0 || g->col[k] >= g->ncols)
+      return fail(STF_ERR_ARG, "entry %lld has an index outside the matrix", static_cast<long long>(k));
+  return STF_SUCCESS;
+}
+
+// Every rank must pass the same matrix and partition, and a problem on one
+// rank (a bad index, a NULL matrix) must fail on all of them instead of
+// leaving the others in the collective calls that follow: one allreduce of
+// the lowest failing rank with its code, and of a fingerprint of the input
+// (every entry's row, column and value bits) and its complement, whose
+// maxima differ from each other's complement exactly when two ranks differ.
+int agree_on_input(MPI_Comm comm, const stf_coo *g, int how) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int local = check_input(g, how);
+  std::uint64_t h = 0;
+  if (!local) {
+    h = mix(mix(mix(mix(h, static_cast<std::uint64_t>(g->nrows)), static_cast<std::uint64_t>(g->ncols)),
+                static_cast<std::uint64_t>(g->nnz)),
+            static_cast<std::uint64_t>(how));
+    for (int64_t k = 0; k < g->nnz; k++) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &g->val[k], sizeof bits);
+      h = mix(mix(mix(h, static_cast<std::uint64_t>(g->row[k])), static_cast<std::uint64_t>(g->col[k])), bits);
+    }
+  }
+  std::uint64_t v[3] = {local ? (static_cast<std::uint64_t>(size - rank) << 32) | static_cast<std::uint32_t>(local) : 0,
+                        h, ~h};
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    return fail(STF_ERR_MPI, "stf_csr_create: MPI_Allreduce failed");
+  if (local) return local;  // this rank's own message
+  if (v[0])
+    return fail(static_cast<int>(v[0] & 0xffffffffu), "stf_csr_create: rank %d passed a bad matrix or partition",
+                size - static_cast<int>(v[0] >> 32));
+  if (v[1] != ~v[2])
+    return fail(STF_ERR_ARG, "stf_csr_create: the ranks passed different matrices or partitions (each must pass "
+                             "the same global matrix)");
+  return STF_SUCCESS;
+}
+
 int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   if (MPI_Comm_dup(comm, &A->comm) != MPI_SUCCESS) return fail(STF_ERR_MPI, "MPI_Comm_dup failed");
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (g.nrows != g.ncols)
-    return fail(STF_ERR_ARG, "the matrix is %lld x %lld; only square matrices are supported",
-                static_cast<long long>(g.nrows), static_cast<long long>(g.ncols));
-  // Row pointers have nrows + 1 entries, a count that must fit in stf_int.
-  if (g.nrows < 0 || g.nrows >= INT_MAX)
-    return fail(STF_ERR_ARG, "%lld rows: the row count must lie in [0, INT_MAX)", static_cast<long long>(g.nrows));
   std::vector<int64_t> first = split_rows(g, how, size);
   A->nglobal = g.nrows;
   A->first = first[rank];
@@ -72,9 +126,7 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   const int64_t lo = first[rank], hi = first[rank + 1];
 
   std::vector<int64_t> ghosts;
-  for (int64_t k = 0; k < g.nnz; k++) {
-    if (g.row[k] < 0 || g.row[k] >= g.nrows || g.col[k] < 0 || g.col[k] >= g.ncols)
-      return fail(STF_ERR_ARG, "entry %lld has an index outside the matrix", static_cast<long long>(k));
+  for (int64_t k = 0; k < g.nnz; k++) {  // indices checked by agree_on_input
     if (g.row[k] >= lo && g.row[k] < hi && (g.col[k] < lo || g.col[k] >= hi)) ghosts.push_back(g.col[k]);
   }
   std::sort(ghosts.begin(), ghosts.end());
@@ -141,8 +193,7 @@ using namespace stf_apps;
 extern "C" int stf_csr_create(MPI_Comm comm, const stf_coo *global, stf_partition how, stf_csr *A) try {
   if (!A) return fail(STF_ERR_NULL, "output matrix pointer is NULL");
   *A = nullptr;
-  if (!global) return fail(STF_ERR_NULL, "global matrix is NULL");
-  if (how != STF_PARTITION_ROWS && how != STF_PARTITION_NNZ) return fail(STF_ERR_ARG, "unknown partition %d", how);
+  if (int rc = agree_on_input(comm, global, how)) return rc;
   stf_csr m = new (std::nothrow) stf_csr_s;
   if (!m) return fail(STF_ERR_MEMORY, "cannot allocate a matrix");
   int rc;

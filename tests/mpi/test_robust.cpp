@@ -4,9 +4,10 @@
 // leaves its SF usable, a stale copy of an ended request is refused, the
 // graph algebra on a bad graph fails on every rank, -stf_debug 1 makes
 // an argument error of one rank's begin an error on every rank, and a
-// destroyed SF's handle is refused.
+// destroyed SF's handle is refused, and stf_csr_create agrees on its input.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -163,6 +164,48 @@ void leaf_slot_int_max(Checker &ck) {
   if (ck.code(stf_csr_create(MPI_COMM_WORLD, &coo, STF_PARTITION_ROWS, &A), STF_ERR_ARG, "stf_csr_create"))
     ck.has_message("stf_csr_create");
   ck.check(A == nullptr, "a matrix was created");
+}
+
+// ---- stf_csr_create agrees on its input ------------------------------------
+
+// Every rank must pass the same matrix: a value changed on one rank, an
+// index out of range or a NULL matrix on one rank, or different partitions,
+// fail on every rank (they built a wrong matrix, or hung the others).
+void csr_input(Checker &ck) {
+  ck.context("stf_csr_create input");
+  const int64_t n = 12;
+  std::vector<int64_t> row, col;
+  std::vector<double> val;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min<int64_t>(n - 1, i + 1); j++) {
+      row.push_back(i);
+      col.push_back(j);
+      val.push_back(i == j ? 2.0 : -1.0);
+    }
+  stf_coo good = {n, n, static_cast<int64_t>(val.size()), row.data(), col.data(), val.data()};
+  const int last = nranks - 1;
+  std::vector<double> val2 = val;
+  val2[5] += me == last ? 1e-12 : 0.0;
+  std::vector<int64_t> col2 = col;
+  if (me == last) col2[3] = n;
+  stf_coo changed = good, out_of_range = good;
+  changed.val = val2.data();
+  out_of_range.col = col2.data();
+  stf_csr A = nullptr;
+  if (nranks > 1) {
+    if (ck.code(stf_csr_create(MPI_COMM_WORLD, &changed, STF_PARTITION_ROWS, &A), STF_ERR_ARG,
+                "one value differs on the last rank"))
+      ck.has_message("different matrices");
+    ck.code(stf_csr_create(MPI_COMM_WORLD, &good, me == last ? STF_PARTITION_NNZ : STF_PARTITION_ROWS, &A),
+            STF_ERR_ARG, "the last rank asks for another partition");
+  }
+  ck.code(stf_csr_create(MPI_COMM_WORLD, &out_of_range, STF_PARTITION_ROWS, &A), STF_ERR_ARG,
+          "an index out of range on the last rank");
+  ck.code(stf_csr_create(MPI_COMM_WORLD, me == last ? nullptr : &good, STF_PARTITION_ROWS, &A),
+          STF_ERR_NULL, "a NULL matrix on the last rank (its code on every rank)");
+  ck.check(A == nullptr, "a matrix was created from bad input");
+  if (ck.code(stf_csr_create(MPI_COMM_WORLD, &good, STF_PARTITION_NNZ, &A), STF_SUCCESS, "the same matrix"))
+    stf_csr_destroy(&A);
 }
 
 // ---- a failed operation leaves the SF usable ------------------------------
@@ -373,7 +416,7 @@ int main(int argc, char **argv) {
       void (*run)(Checker &);
     } parts[] = {{"int_max", leaf_slot_int_max},     {"stale", stale_request},  {"failed", failed_operation},
                  {"algebra", algebra_bad_offset}, {"debug", debug_option}, {"memory", out_of_memory},
-                 {"destroyed", after_destroy}};
+                 {"destroyed", after_destroy}, {"csr_input", csr_input}};
     for (const auto &p : parts)
       if (!only || std::strcmp(only, p.name) == 0) p.run(ck);
     rc = ck.finish();
