@@ -45,8 +45,12 @@
  *     leaves, memory types, the unit and op, the request pointer): each
  *     begin agrees on them with one MPI_Allreduce on the SF's communicator
  *     before any message is posted, so that an error on one rank is an
- *     error on all (the largest code) instead of a hang. It costs that
- *     allreduce per operation.
+ *     error on all (the largest code) instead of a hang; the same allreduce
+ *     checks that every rank's unit has the same size (STF_ERR_ARG).
+ *     It costs that allreduce per operation. Without it, units of
+ *     different sizes are the caller's error: the two-sided transports
+ *     report a truncated message (STF_ERR_MPI) on the receiver, the
+ *     one-sided ones (window, putsignal) may write past its buffers.
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.

@@ -1,4 +1,6 @@
 // Public operation calls: argument checks and set-up, then the ops layer.
+#include <climits>
+
 #include "core/clock.h"
 #include "core/error.h"
 #include "ops/operation.h"
@@ -37,6 +39,28 @@ int check_begin(const OpArgs &a, stf_request *req, Resolved *res) {
   return resolve_unit(a, res);
 }
 
+// -stf_debug: one allreduce agrees on every rank's checks and on the unit's
+// size, which every rank must share (one-sided transports would otherwise
+// write past the receiver's buffer). The lowest rank with the largest code
+// is named.
+int agree_on_begin(MPI_Comm comm, int rc, const Resolved &res, OpKind kind) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const long long bytes = rc ? LLONG_MIN : static_cast<long long>(res.unit->packed_bytes);
+  long long v[3] = {rc ? (static_cast<long long>(rc) << 32) | (size - 1 - rank) : 0, bytes,
+                    rc ? LLONG_MIN : -bytes};
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, comm));
+  if (rc) return rc;
+  if (v[0])
+    return set_error(static_cast<int>(v[0] >> 32), "%s_begin: rank %d failed (its message says why)",
+                     op_kind_name(kind), size - 1 - static_cast<int>(v[0] & 0xffffffff));
+  if (v[1] != -v[2])
+    return set_error(STF_ERR_ARG, "%s_begin: the ranks' units differ in size (%lld to %lld bytes)",
+                     op_kind_name(kind), -v[2], v[1]);
+  return STF_SUCCESS;
+}
+
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
 int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
@@ -52,7 +76,7 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
     STF_CHECK(ensure_setup(mover));
     int rc = check_begin(a, req, &res);
     if (!rc) rc = check_data(*mover, a);
-    STF_CHECK(agree(owner->comm, rc));
+    STF_CHECK(agree_on_begin(owner->comm, rc, res, a.kind));
   } else {
     STF_CHECK(check_begin(a, req, &res));
     if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));

@@ -353,6 +353,22 @@ void debug_option(Checker &ck) {
   ck.context("-stf_debug 1, correct operations afterwards");
   still_works(ck, sf, n);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+
+  // Units of different sizes: refused on every rank before anything moves,
+  // also on the one-sided transports, where the longer messages would be
+  // written past the receiver's buffer.
+  for (const char *type : {"basic", "window", "putsignal"}) {
+    ck.context(std::string("-stf_debug 1, MPI_INT on rank 0 against MPI_DOUBLE, ") + type);
+    sf = ring(ck, n, (std::string("-stf_debug 1 -stf_type ") + type).c_str());
+    std::vector<double> droots(n, 1.0), dleaves(n, 0.0);
+    const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
+    if (ck.code(stf_bcast(sf, unit, droots.data(), dleaves.data(), MPI_REPLACE), STF_ERR_ARG, "bcast, agreed") &&
+        me != 0)
+      ck.has_message("units differ");
+    ck.code(stf_reduce(sf, unit, dleaves.data(), droots.data(), MPI_SUM), STF_ERR_ARG, "reduce, agreed");
+    still_works(ck, sf, n);
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  }
 }
 
 // ---- handles used after stf_destroy -------------------------------------------
