@@ -28,8 +28,9 @@ struct UnitSpec {
   std::string name;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   bool derived = false;  // created here, freed by free_units
-  // What the oracle hands to MPI_Reduce_local (MPI's builtin ops reject
-  // derived types there): count elements of a builtin type.
+  // What the oracle hands to MPI_Reduce_local for user-defined ops (MPI's
+  // builtin ops reject derived types there): count elements of a builtin
+  // type. Builtin ops are computed by the oracle itself (apply_op).
   MPI_Datatype oracle_type = MPI_DATATYPE_NULL;
   int oracle_count = 1;
   std::size_t extent = 0;
