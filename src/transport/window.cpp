@@ -19,9 +19,17 @@
 //   buffers attached locally (MPI_Win_attach) and cached by (base, bytes),
 //   adjacent per-peer slices merged into one attachment. MPI_Win_create per
 //   buffer is collective, and whether a buffer is new is a rank-local fact.
+// - At most max_regions (32) attachments per window: Open MPI 4.1 refuses
+//   more than 64 and its peers then hang. A receive that finds them all in
+//   use (more than about 30 operations in flight) is a point-to-point
+//   message instead, tagged per direction; both ends post theirs in begin
+//   order, as they do the address messages.
 // - Each operation, every target sends each origin the address of that
-//   origin's receive slice (one MPI_Aint per peer): the buffers a request
-//   slot uses, and the slot itself, are chosen per rank.
+//   origin's receive slice, or that it wants a message (two MPI_Aint per
+//   peer): the buffers a request slot uses, and the slot itself, are chosen
+//   per rank.
+// - Messages of any size: puts and messages above INT_MAX bytes go through
+//   large_count.h (MPI_Put_c / one derived type).
 // - Synchronisation (-stf_window_sync):
 //   fence: puts in begin; one MPI_Win_fence in end (the receive's wait), so
 //     every rank must call the SF's ends in the same order.
@@ -71,9 +79,12 @@ constexpr int tag_address[2] = {0, 1};
 constexpr int tag_done[2] = {2, 3};
 constexpr int tag_data[2] = {4, 5};
 // Attachments per window, in use or idle. Open MPI 4.1's osc/rdma refuses
-// more than its osc_rdma_max_attach (MPI_ERR_RMA_ATTACH) and a refused
-// attachment must not fail an operation its peers are already in, so
-// receives beyond this many buffers go as messages instead.
+// more than its osc_rdma_max_attach (default 64) with MPI_ERR_RMA_ATTACH,
+// and its peers, already in the operation, then wait forever; receives
+// beyond this many buffers go as messages instead (the target says so in
+// its address message, so both ends agree). An attachment MPI refuses all
+// the same falls back too, but past its limit Open MPI was seen to hang
+// the peers' puts even so: staying under the limit is what keeps it safe.
 constexpr std::size_t max_regions = 32;
 
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
@@ -137,7 +148,8 @@ class WindowTransport : public Transport {
   std::string describe() const override {
     return std::string("window (MPI-3 one-sided: one MPI_Put of the packed message per peer into receive buffers "
                        "attached to a dynamic window, sync ") +
-           sync_name(sync_) + "; basic fallback: fetch-and-op return leg" +
+           sync_name(sync_) + "; receives beyond " + std::to_string(max_regions) +
+           " attached buffers: point-to-point; basic fallback: fetch-and-op return leg" +
            (sends_may_be_deferred() ? "" : "; device stream model C runs as B") + ")";
   }
 
@@ -275,7 +287,7 @@ class WindowTransport : public Transport {
       char *hi = spans_[i].first.second;
       for (; j < spans_.size() && spans_[j].first.first <= hi; j++) hi = std::max(hi, spans_[j].first.second);
       int index = -1;
-      STF_CHECK(attach(spans_[i].first.first, static_cast<std::size_t>(hi - spans_[i].first.first), &index));
+      attach(spans_[i].first.first, static_cast<std::size_t>(hi - spans_[i].first.first), &index);
       if (index >= 0) {
         in_use->push_back(index);
         for (std::size_t t = i; t < j; t++) {
@@ -292,15 +304,17 @@ class WindowTransport : public Transport {
   // Attach [base, base + bytes) unless attached already; least recently used
   // idle attachments are detached beyond max_regions. *index = -1 where
   // max_regions are in use or MPI refuses the attachment (its limit may be
-  // lower than ours): the caller then receives by message.
-  int attach(void *base, std::size_t bytes, int *index) {
+  // lower than ours): the caller then receives by message. Never fails, so
+  // that a target always sends its origins their addresses. (A detach MPI
+  // refuses leaves a slot empty: the memory stays attached, unused.)
+  void attach(void *base, std::size_t bytes, int *index) {
     tick_++;
     for (std::size_t i = 0; i < regions_.size(); i++)
       if (regions_[i].base == base && regions_[i].bytes == bytes) {
         regions_[i].users++;
         regions_[i].last = tick_;
         *index = static_cast<int>(i);
-        return STF_SUCCESS;
+        return;
       }
     // Idle attachments overlapping this one are stale (the buffer was freed
     // or regrown and the memory came back): MPI refuses overlapping ones.
@@ -308,7 +322,7 @@ class WindowTransport : public Transport {
     for (Region &r : regions_) {
       char *rlo = static_cast<char *>(r.base), *rhi = rlo + r.bytes;
       if (r.base && r.users == 0 && rlo < hi && lo < rhi) {
-        STF_MPI(MPI_Win_detach(win_, r.base));
+        MPI_Win_detach(win_, r.base);
         r = Region();
       }
     }
@@ -321,18 +335,17 @@ class WindowTransport : public Transport {
         if (regions_[i].users == 0 && (slot < 0 || regions_[i].last < regions_[slot].last)) slot = static_cast<int>(i);
     *index = -1;
     if (slot >= 0) {
-      if (regions_[slot].base) STF_MPI(MPI_Win_detach(win_, regions_[slot].base));
+      if (regions_[slot].base) MPI_Win_detach(win_, regions_[slot].base);
     } else if (regions_.size() < max_regions) {
       slot = static_cast<int>(regions_.size());
       regions_.emplace_back();
     } else {
-      return STF_SUCCESS;  // every attachment in use
+      return;  // every attachment in use
     }
     regions_[slot] = Region();
-    if (MPI_Win_attach(win_, base, static_cast<MPI_Aint>(bytes)) != MPI_SUCCESS) return STF_SUCCESS;
+    if (MPI_Win_attach(win_, base, static_cast<MPI_Aint>(bytes)) != MPI_SUCCESS) return;
     regions_[slot] = Region{base, bytes, 1, tick_};
     *index = slot;
-    return STF_SUCCESS;
   }
 
   const Comm &comm_;
