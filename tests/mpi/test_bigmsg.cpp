@@ -69,10 +69,13 @@ int main(int argc, char **argv) {
   // The options (e.g. "-stf_type window -stf_window_sync lock"); "--from 1"
   // puts the roots on rank 1 and the leaves on rank 0 (the gather pattern,
   // which the collective transports serve with MPI_Igatherv/MPI_Iscatterv).
-  std::string options = "-stf_type basic";
+  // "--expect TEXT": stf_view must name it (that the transport asked for,
+  // not a fallback, moved the data).
+  std::string options = "-stf_type basic", expect_view;
   int from = 0;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp(argv[i], "--from") == 0 && i + 1 < argc) from = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--expect") == 0 && i + 1 < argc) expect_view = argv[++i];
     else if (std::strncmp(argv[i], "--", 2) != 0) options = argv[i];
   }
   int rc = 0;
@@ -97,6 +100,10 @@ int main(int argc, char **argv) {
                           remote.data(), STF_COPY_VALUES),
             STF_SUCCESS, "set_graph");
     ck.code(stf_setup(sf), STF_SUCCESS, "setup");
+    const std::string view = captured(ck, [&](std::FILE *f) { return stf_view(sf, f); }, "view");
+    if (me == 0 && !expect_view.empty())
+      ck.check(view.find(expect_view) != std::string::npos, "stf_view does not name %s:\n%s", expect_view.c_str(),
+               view.c_str());
 
     // One 2.1 GiB array per rank: roots on `from`, leaves on `to`.
     std::vector<std::uint64_t> data(kWords);
