@@ -136,12 +136,14 @@ int main(int argc, char **argv) {
     ck.code(stf_destroy(&sf), STF_SUCCESS, "destroy");
     MPI_Type_free(&unit);
     double move_max = 0;
-    long peak = peak_mib(), peak_max = 0;
+    long peak = peak_mib(), peak_max = 0, peak_sum = 0;
     MPI_Reduce(&t_move, &move_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&peak, &peak_max, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&peak, &peak_sum, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0)
-      std::printf("test_bigmsg [%s]: 3 operations of %zu bytes in %.2f s, peak resident memory %ld MiB per rank\n",
-                  options.c_str(), kBytes, move_max, peak_max);
+      std::printf("test_bigmsg [%s]: 3 operations of %zu bytes in %.2f s; peak resident memory %ld MiB on one rank, "
+                  "%ld MiB on both\n",
+                  options.c_str(), kBytes, move_max, peak_max, peak_sum);
     rc = ck.finish();
   }
   MPI_Finalize();
