@@ -29,7 +29,8 @@
 //   peer): the buffers a request slot uses, and the slot itself, are chosen
 //   per rank.
 // - Messages of any size: puts and messages above INT_MAX bytes go through
-//   large_count.h (MPI_Put_c / one derived type).
+//   large_count.h (puts of at most 1 GiB each; messages by MPI-4 _c calls
+//   or one derived type).
 // - Synchronisation (-stf_window_sync):
 //   fence: puts in begin; one MPI_Win_fence in end (the receive's wait), so
 //     every rank must call the SF's ends in the same order.
