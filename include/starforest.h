@@ -211,7 +211,10 @@ int stf_destroy(stf_sf *sf);
 int stf_set_sf_options(stf_sf sf, const char *options);
 /* Choose the transport that moves this SF's messages, before stf_setup()
  * (or after stf_reset(); STF_ERR_STATE otherwise); the same as
- * "-stf_type <type>". Every rank must choose the same one. Types:
+ * "-stf_type <type>". Every rank must choose the same one. Every transport
+ * and strategy moves messages of any size, also above INT_MAX bytes (MPI-4
+ * large-count calls where the MPI has them, else one derived datatype per
+ * message; see the README). Types:
  *   "basic"    (default) one message per peer and direction, persistent
  *              point-to-point requests;
  *   "neighbor" one MPI-3 neighbourhood collective (MPI_Ineighbor_alltoallw)
@@ -227,7 +230,10 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              target unpacks; synchronised by "-stf_window_sync
  *              fence|lock|pscw" (STF_WINDOW_SYNC). A begin waits until the
  *              ranks it writes to reach the same begin; with fence every
- *              rank must call the SF's ends in the same order.
+ *              rank must call the SF's ends in the same order. At most 32
+ *              receive buffers are attached at a time (Open MPI 4.1 allows
+ *              64): receives beyond them, with more than about 30
+ *              operations in flight, go by point-to-point instead.
  *              Fetch-and-op's return leg falls back to basic;
  *   "collective", "allgatherv", "allgather", "gatherv", "gather",
  *   "alltoall"  for SFs with that collective shape (recognised at set-up):

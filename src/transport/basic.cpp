@@ -1,10 +1,10 @@
 // The default transport: one message per peer and direction over persistent
 // point-to-point requests, created on first use and restarted afterwards.
 // A request is rebuilt only when its buffer, size or tag changes.
-#include <climits>
 #include <vector>
 
 #include "core/error.h"
+#include "transport/large_count.h"
 #include "transport/mpi_requests.h"
 #include "transport/registry.h"
 
@@ -16,8 +16,9 @@ struct BasicChannel : ChannelState {
   struct Cached {
     MPI_Request req = MPI_REQUEST_NULL;
     const void *buf = nullptr;
-    int bytes = -1;
+    std::size_t bytes = 0;
     int tag = -1;
+    ByteCount type;  // a message above INT_MAX bytes without MPI-4 large-count calls
   };
   std::vector<Cached> sends, recvs;  // one per peer of the sending/receiving side
   std::vector<MPI_Request> active_sends, active_recvs;
@@ -62,20 +63,17 @@ class BasicTransport : public Transport {
     active->clear();
     for (int k = 0; k < peers.count(); k++) {
       std::size_t bytes = static_cast<std::size_t>(peers.size(k)) * unit_bytes;
-      if (bytes > INT_MAX)
-        return set_error(STF_ERR_UNSUPPORTED, "message of %zu bytes to rank %d exceeds INT_MAX", bytes,
-                         peers.ranks[k]);
       BasicChannel::Cached &c = (*cache)[k];
-      if (c.req == MPI_REQUEST_NULL || c.buf != bufs[k] || c.bytes != static_cast<int>(bytes) || c.tag != tag) {
+      if (c.req == MPI_REQUEST_NULL || c.buf != bufs[k] || c.bytes != bytes || c.tag != tag) {
         if (c.req != MPI_REQUEST_NULL) STF_MPI(MPI_Request_free(&c.req));
         c = BasicChannel::Cached();
         if (send)
-          STF_MPI(MPI_Send_init(bufs[k], static_cast<int>(bytes), MPI_BYTE, peers.ranks[k], tag, comm_.comm, &c.req));
+          STF_CHECK(send_init_bytes(bufs[k], bytes, peers.ranks[k], tag, comm_.comm, &c.req, &c.type));
         else
-          STF_MPI(MPI_Recv_init(const_cast<void *>(bufs[k]), static_cast<int>(bytes), MPI_BYTE, peers.ranks[k], tag,
-                                comm_.comm, &c.req));
+          STF_CHECK(recv_init_bytes(const_cast<void *>(bufs[k]), bytes, peers.ranks[k], tag, comm_.comm, &c.req,
+                                    &c.type));
         c.buf = bufs[k];
-        c.bytes = static_cast<int>(bytes);
+        c.bytes = bytes;
         c.tag = tag;
       }
       active->push_back(c.req);

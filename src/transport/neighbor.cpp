@@ -27,10 +27,9 @@
 //   not used: persistent collectives are matched by the order of their
 //   initialisation, and a cached request would be re-initialised when this
 //   rank's buffers or request slot change, which other ranks cannot know.
-#include <climits>
-
 #include "core/error.h"
 #include "transport/graph_comms.h"
+#include "transport/large_count.h"
 #include "transport/registry.h"
 
 namespace stf {
@@ -43,22 +42,24 @@ struct NeighborChannel : ChannelState {
   std::vector<int> scounts, rcounts;
   std::vector<MPI_Aint> sdispls, rdispls;
   std::vector<MPI_Datatype> stypes, rtypes;
+  std::vector<ByteCount> sowned, rowned;  // derived types of messages above INT_MAX bytes
   MPI_Request req = MPI_REQUEST_NULL;
 };
 
-// Per peer: byte count and absolute address of its buffer.
+// Per peer: the count and datatype of its bytes (large_count.h: one derived
+// type above INT_MAX bytes, on every MPI: alltoallw takes a type per peer)
+// and the absolute address of its buffer.
 int describe_peers(const Messages &peers, std::size_t unit_bytes, const void *const *bufs, std::vector<int> *counts,
-                   std::vector<MPI_Aint> *displs, std::vector<MPI_Datatype> *types) {
+                   std::vector<MPI_Aint> *displs, std::vector<MPI_Datatype> *types, std::vector<ByteCount> *owned) {
   const int n = peers.count();
   counts->resize(n);
   displs->resize(n);
-  types->assign(n, MPI_BYTE);
+  types->resize(n);
+  owned->resize(n);
   for (int k = 0; k < n; k++) {
-    std::size_t bytes = static_cast<std::size_t>(peers.size(k)) * unit_bytes;
-    if (bytes > INT_MAX)
-      return set_error(STF_ERR_UNSUPPORTED, "message of %zu bytes to rank %d exceeds INT_MAX", bytes,
-                       peers.ranks[k]);
-    (*counts)[k] = static_cast<int>(bytes);
+    STF_CHECK((*owned)[k].set(static_cast<std::size_t>(peers.size(k)) * unit_bytes));
+    (*counts)[k] = (*owned)[k].count();
+    (*types)[k] = (*owned)[k].type();
     STF_MPI(MPI_Get_address(bufs[k], &(*displs)[k]));
   }
   return STF_SUCCESS;
@@ -97,8 +98,9 @@ class NeighborTransport : public Transport {
     NeighborChannel &s = c.get<NeighborChannel>();
     if (!s.recv_posted || s.req != MPI_REQUEST_NULL)
       return set_error(STF_ERR_INTERNAL, "neighbor transport: post_send without post_recv, or channel busy");
-    STF_CHECK(describe_peers(senders(plan_, d), unit_bytes, send, &s.scounts, &s.sdispls, &s.stypes));
-    STF_CHECK(describe_peers(receivers(plan_, d), unit_bytes, s.recv_ptrs.data(), &s.rcounts, &s.rdispls, &s.rtypes));
+    STF_CHECK(describe_peers(senders(plan_, d), unit_bytes, send, &s.scounts, &s.sdispls, &s.stypes, &s.sowned));
+    STF_CHECK(describe_peers(receivers(plan_, d), unit_bytes, s.recv_ptrs.data(), &s.rcounts, &s.rdispls, &s.rtypes,
+                                   &s.rowned));
     s.recv_posted = false;
     STF_MPI(MPI_Ineighbor_alltoallw(MPI_BOTTOM, s.scounts.data(), s.sdispls.data(), s.stypes.data(), MPI_BOTTOM,
                                     s.rcounts.data(), s.rdispls.data(), s.rtypes.data(),

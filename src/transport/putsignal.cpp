@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "transport/large_count.h"
 #include "transport/registry.h"
 #include "transport/slot_ring.h"
 
@@ -398,8 +399,8 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
     s.recvs[k] = MPI_REQUEST_NULL;
     if (!large(peers[k], ub)) continue;
     s.nrecvs++;
-    STF_MPI(MPI_Irecv(s.spill.data() + m.offset[k] * ub, static_cast<int>(peers[k].units * ub), MPI_BYTE,
-                      peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k]));
+    STF_CHECK(irecv_bytes(s.spill.data() + m.offset[k] * ub, peers[k].units * ub, peers[k].rank,
+                          comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k]));
   }
   return STF_SUCCESS;
 }
@@ -446,8 +447,8 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         break;
       case Route::large:
         s.sends.emplace_back();
-        STF_MPI(MPI_Isend(send[k], static_cast<int>(peers[k].units * ub), MPI_BYTE, peers[k].rank,
-                          comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.sends.back()));
+        STF_CHECK(isend_bytes(send[k], peers[k].units * ub, peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]),
+                              comm_.comm, &s.sends.back()));
         break;
     }
   return s.npending ? progress(false) : STF_SUCCESS;

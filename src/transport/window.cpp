@@ -19,9 +19,18 @@
 //   buffers attached locally (MPI_Win_attach) and cached by (base, bytes),
 //   adjacent per-peer slices merged into one attachment. MPI_Win_create per
 //   buffer is collective, and whether a buffer is new is a rank-local fact.
+// - At most max_regions (32) attachments per window: Open MPI 4.1 refuses
+//   more than 64 and its peers then hang. A receive that finds them all in
+//   use (more than about 30 operations in flight) is a point-to-point
+//   message instead, tagged per direction; both ends post theirs in begin
+//   order, as they do the address messages.
 // - Each operation, every target sends each origin the address of that
-//   origin's receive slice (one MPI_Aint per peer): the buffers a request
-//   slot uses, and the slot itself, are chosen per rank.
+//   origin's receive slice, or that it wants a message (two MPI_Aint per
+//   peer): the buffers a request slot uses, and the slot itself, are chosen
+//   per rank.
+// - Messages of any size: puts and messages above INT_MAX bytes go through
+//   large_count.h (puts of at most 1 GiB each; messages by MPI-4 _c calls
+//   or one derived type).
 // - Synchronisation (-stf_window_sync):
 //   fence: puts in begin; one MPI_Win_fence in end (the receive's wait), so
 //     every rank must call the SF's ends in the same order.
@@ -38,10 +47,10 @@
 //   differ between ranks, so the registry gives this transport no
 //   legs_from_end: it goes through basic (fallback.cpp).
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 
 #include "core/error.h"
+#include "transport/large_count.h"
 #include "transport/mpi_requests.h"
 #include "transport/registry.h"
 
@@ -69,24 +78,31 @@ const char *sync_name(WindowSync w) {
 // This transport's tags in the SF's block (core/comm.h), per direction.
 constexpr int tag_address[2] = {0, 1};
 constexpr int tag_done[2] = {2, 3};
-constexpr std::size_t max_idle_regions = 32;  // attachments kept when unused
+constexpr int tag_data[2] = {4, 5};
+// Attachments per window, in use or idle. Open MPI 4.1's osc/rdma refuses
+// more than its osc_rdma_max_attach (default 64) with MPI_ERR_RMA_ATTACH,
+// and its peers, already in the operation, then wait forever; receives
+// beyond this many buffers go as messages instead (the target says so in
+// its address message, so both ends agree). An attachment MPI refuses all
+// the same falls back too, but past its limit Open MPI was seen to hang
+// the peers' puts even so: staying under the limit is what keeps it safe.
+constexpr std::size_t max_regions = 32;
 
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
 // Per operation slot and direction.
+// Per operation slot and direction. A target tells each origin, per
+// message, {address of its slice, 1} (put it there) or {0, 0} (no
+// attachment could be had: send it as a message).
 struct WindowChannel : ChannelState {
-  std::vector<MPI_Aint> my_addresses;  // of my receive slices, one per origin
-  std::vector<MPI_Aint> addresses;     // of my targets' slices for me
-  std::vector<MPI_Request> address_sends, address_recvs, done_sends, done_recvs;
+  std::vector<MPI_Aint> my_addresses;  // 2 per origin: of my receive slices
+  std::vector<MPI_Aint> addresses;     // 2 per target: of my targets' slices for me
+  std::vector<MPI_Request> address_sends, address_recvs, done_sends, done_recvs, data_sends, data_recvs;
   std::vector<int> regions;  // attachments in use until the receive ends
 };
 
-int message_bytes(const Messages &m, int k, std::size_t unit_bytes, int *out) {
-  const std::size_t bytes = static_cast<std::size_t>(m.size(k)) * unit_bytes;
-  if (bytes > INT_MAX)
-    return set_error(STF_ERR_UNSUPPORTED, "message of %zu bytes to rank %d exceeds INT_MAX", bytes, m.ranks[k]);
-  *out = static_cast<int>(bytes);
-  return STF_SUCCESS;
+std::size_t message_bytes(const Messages &m, int k, std::size_t unit_bytes) {
+  return static_cast<std::size_t>(m.size(k)) * unit_bytes;
 }
 
 class WindowTransport : public Transport {
@@ -133,7 +149,8 @@ class WindowTransport : public Transport {
   std::string describe() const override {
     return std::string("window (MPI-3 one-sided: one MPI_Put of the packed message per peer into receive buffers "
                        "attached to a dynamic window, sync ") +
-           sync_name(sync_) + "; basic fallback: fetch-and-op return leg" +
+           sync_name(sync_) + "; receives beyond " + std::to_string(max_regions) +
+           " attached buffers: point-to-point; basic fallback: fetch-and-op return leg" +
            (sends_may_be_deferred() ? "" : "; device stream model C runs as B") + ")";
   }
 
@@ -142,14 +159,19 @@ class WindowTransport : public Transport {
     WindowChannel &st = c.get<WindowChannel>();
     const Messages &m = receivers(plan_, d);
     const int di = dir_index(d);
-    STF_CHECK(attach_slices(m, ub, recv, &st.regions));
-    st.my_addresses.resize(m.count());
+    st.my_addresses.assign(2 * m.count(), 0);
+    STF_CHECK(attach_slices(m, ub, recv, &st.regions, &st.my_addresses));
     st.address_sends.clear();
     st.done_recvs.clear();
+    st.data_recvs.clear();
     for (int k = 0; k < m.count(); k++) {
-      STF_MPI(MPI_Get_address(recv[k], &st.my_addresses[k]));
+      if (!st.my_addresses[2 * k + 1]) {
+        st.data_recvs.emplace_back();
+        STF_CHECK(irecv_bytes(recv[k], message_bytes(m, k, ub), m.ranks[k], comm_.transport_tag(tag_data[di]),
+                              comm_.comm, &st.data_recvs.back()));
+      }
       st.address_sends.emplace_back();
-      STF_MPI(MPI_Isend(&st.my_addresses[k], 1, MPI_AINT, m.ranks[k], comm_.transport_tag(tag_address[di]),
+      STF_MPI(MPI_Isend(&st.my_addresses[2 * k], 2, MPI_AINT, m.ranks[k], comm_.transport_tag(tag_address[di]),
                         comm_.comm, &st.address_sends.back()));
       if (sync_ == WindowSync::lock) {
         st.done_recvs.emplace_back();
@@ -166,21 +188,26 @@ class WindowTransport : public Transport {
     WindowChannel &st = c.get<WindowChannel>();
     const Messages &m = senders(plan_, d);
     const int di = dir_index(d);
-    st.addresses.resize(m.count());
+    st.addresses.resize(2 * m.count());
     st.address_recvs.clear();
     st.done_sends.clear();
+    st.data_sends.clear();
     for (int k = 0; k < m.count(); k++) {
       st.address_recvs.emplace_back();
-      STF_MPI(MPI_Irecv(&st.addresses[k], 1, MPI_AINT, m.ranks[k], comm_.transport_tag(tag_address[di]), comm_.comm,
+      STF_MPI(MPI_Irecv(&st.addresses[2 * k], 2, MPI_AINT, m.ranks[k], comm_.transport_tag(tag_address[di]), comm_.comm,
                         &st.address_recvs.back()));
     }
     if (sync_ == WindowSync::pscw && m.count() > 0) STF_MPI(MPI_Win_start(target_group_[di], 0, win_));
     STF_CHECK(wait_all(&st.address_recvs));
     for (int k = 0; k < m.count(); k++) {
-      int bytes = 0;
-      STF_CHECK(message_bytes(m, k, ub, &bytes));
-      if (bytes > 0)
-        STF_MPI(MPI_Put(send[k], bytes, MPI_BYTE, m.ranks[k], st.addresses[k], bytes, MPI_BYTE, win_));
+      const std::size_t bytes = message_bytes(m, k, ub);
+      if (!st.addresses[2 * k + 1]) {
+        st.data_sends.emplace_back();
+        STF_CHECK(isend_bytes(send[k], bytes, m.ranks[k], comm_.transport_tag(tag_data[di]), comm_.comm,
+                              &st.data_sends.back()));
+      } else if (bytes > 0) {
+        STF_CHECK(put_bytes(send[k], bytes, m.ranks[k], st.addresses[2 * k], win_));
+      }
     }
     switch (sync_) {
       case WindowSync::fence:
@@ -208,6 +235,7 @@ class WindowTransport : public Transport {
       STF_CHECK(wait_all(&st.done_recvs));
       STF_MPI(MPI_Win_sync(win_));  // make the origins' writes visible to my loads
     }
+    STF_CHECK(wait_all(&st.data_recvs));
     for (int i : st.regions) regions_[i].users--;
     st.regions.clear();
     return STF_SUCCESS;
@@ -216,18 +244,22 @@ class WindowTransport : public Transport {
   int wait_send(Channel &c) override {
     WindowChannel &st = c.get<WindowChannel>();
     STF_CHECK(wait_all(&st.address_sends));
+    STF_CHECK(wait_all(&st.data_sends));
     return wait_all(&st.done_sends);
   }
 
   // fence: the data is known to be there only after the fence, a collective
   // over the window, so the wait does it; pscw: complete since begin.
   int test_recv(Channel &c, bool *done) override {
-    *done = true;
-    return sync_ == WindowSync::lock ? test_all(&c.get<WindowChannel>().done_recvs, done) : STF_SUCCESS;
+    WindowChannel &st = c.get<WindowChannel>();
+    STF_CHECK(test_all(&st.data_recvs, done));
+    if (*done && sync_ == WindowSync::lock) STF_CHECK(test_all(&st.done_recvs, done));
+    return STF_SUCCESS;
   }
   int test_send(Channel &c, bool *done) override {
     WindowChannel &st = c.get<WindowChannel>();
     STF_CHECK(test_all(&st.address_sends, done));
+    if (*done) STF_CHECK(test_all(&st.data_sends, done));
     return *done ? test_all(&st.done_sends, done) : STF_SUCCESS;
   }
 
@@ -239,41 +271,51 @@ class WindowTransport : public Transport {
     std::uint64_t last = 0;
   };
 
-  // Attach every receive slice, adjacent slices (of one pack buffer) as one.
-  int attach_slices(const Messages &m, std::size_t ub, void *const *recv, std::vector<int> *in_use) {
+  // Attach every receive slice, adjacent slices (of one pack buffer) as one,
+  // and note each slice's address (out[2k], with out[2k+1] = 1) where its
+  // attachment could be had; the others stay {0, 0}: messages.
+  int attach_slices(const Messages &m, std::size_t ub, void *const *recv, std::vector<int> *in_use,
+                    std::vector<MPI_Aint> *out) {
     spans_.clear();
     for (int k = 0; k < m.count(); k++) {
-      int bytes = 0;
-      STF_CHECK(message_bytes(m, k, ub, &bytes));
-      if (bytes > 0) spans_.push_back({static_cast<char *>(recv[k]), static_cast<char *>(recv[k]) + bytes});
+      const std::size_t bytes = message_bytes(m, k, ub);
+      char *lo = static_cast<char *>(recv[k]);
+      if (bytes > 0) spans_.push_back({{lo, lo + bytes}, k});
     }
     std::sort(spans_.begin(), spans_.end());
-    std::size_t n = 0;
-    for (const auto &s : spans_) {
-      if (n > 0 && s.first <= spans_[n - 1].second)
-        spans_[n - 1].second = std::max(spans_[n - 1].second, s.second);
-      else
-        spans_[n++] = s;
-    }
-    spans_.resize(n);
-    for (const auto &s : spans_) {
+    for (std::size_t i = 0; i < spans_.size();) {
+      std::size_t j = i + 1;
+      char *hi = spans_[i].first.second;
+      for (; j < spans_.size() && spans_[j].first.first <= hi; j++) hi = std::max(hi, spans_[j].first.second);
       int index = -1;
-      STF_CHECK(attach(s.first, static_cast<std::size_t>(s.second - s.first), &index));
-      in_use->push_back(index);
+      attach(spans_[i].first.first, static_cast<std::size_t>(hi - spans_[i].first.first), &index);
+      if (index >= 0) {
+        in_use->push_back(index);
+        for (std::size_t t = i; t < j; t++) {
+          const int k = spans_[t].second;
+          STF_MPI(MPI_Get_address(recv[k], &(*out)[2 * k]));
+          (*out)[2 * k + 1] = 1;
+        }
+      }
+      i = j;
     }
     return STF_SUCCESS;
   }
 
   // Attach [base, base + bytes) unless attached already; least recently used
-  // idle attachments are detached beyond max_idle_regions.
-  int attach(void *base, std::size_t bytes, int *index) {
+  // idle attachments are detached beyond max_regions. *index = -1 where
+  // max_regions are in use or MPI refuses the attachment (its limit may be
+  // lower than ours): the caller then receives by message. Never fails, so
+  // that a target always sends its origins their addresses. (A detach MPI
+  // refuses leaves a slot empty: the memory stays attached, unused.)
+  void attach(void *base, std::size_t bytes, int *index) {
     tick_++;
     for (std::size_t i = 0; i < regions_.size(); i++)
       if (regions_[i].base == base && regions_[i].bytes == bytes) {
         regions_[i].users++;
         regions_[i].last = tick_;
         *index = static_cast<int>(i);
-        return STF_SUCCESS;
+        return;
       }
     // Idle attachments overlapping this one are stale (the buffer was freed
     // or regrown and the memory came back): MPI refuses overlapping ones.
@@ -281,7 +323,7 @@ class WindowTransport : public Transport {
     for (Region &r : regions_) {
       char *rlo = static_cast<char *>(r.base), *rhi = rlo + r.bytes;
       if (r.base && r.users == 0 && rlo < hi && lo < rhi) {
-        STF_MPI(MPI_Win_detach(win_, r.base));
+        MPI_Win_detach(win_, r.base);
         r = Region();
       }
     }
@@ -289,20 +331,22 @@ class WindowTransport : public Transport {
     int slot = -1;
     for (std::size_t i = 0; i < regions_.size() && slot < 0; i++)
       if (!regions_[i].base) slot = static_cast<int>(i);
-    if (slot < 0 && regions_.size() >= max_idle_regions)
+    if (slot < 0 && regions_.size() >= max_regions)
       for (std::size_t i = 0; i < regions_.size(); i++)
         if (regions_[i].users == 0 && (slot < 0 || regions_[i].last < regions_[slot].last)) slot = static_cast<int>(i);
+    *index = -1;
     if (slot >= 0) {
-      if (regions_[slot].base) STF_MPI(MPI_Win_detach(win_, regions_[slot].base));
-    } else {
+      if (regions_[slot].base) MPI_Win_detach(win_, regions_[slot].base);
+    } else if (regions_.size() < max_regions) {
       slot = static_cast<int>(regions_.size());
       regions_.emplace_back();
+    } else {
+      return;  // every attachment in use
     }
     regions_[slot] = Region();
-    STF_MPI(MPI_Win_attach(win_, base, static_cast<MPI_Aint>(bytes)));
+    if (MPI_Win_attach(win_, base, static_cast<MPI_Aint>(bytes)) != MPI_SUCCESS) return;
     regions_[slot] = Region{base, bytes, 1, tick_};
     *index = slot;
-    return STF_SUCCESS;
   }
 
   const Comm &comm_;
@@ -312,7 +356,7 @@ class WindowTransport : public Transport {
   MPI_Group origin_group_[2] = {MPI_GROUP_NULL, MPI_GROUP_NULL};  // pscw, per direction
   MPI_Group target_group_[2] = {MPI_GROUP_NULL, MPI_GROUP_NULL};
   std::vector<Region> regions_;
-  std::vector<std::pair<char *, char *>> spans_;  // scratch of attach_slices
+  std::vector<std::pair<std::pair<char *, char *>, int>> spans_;  // scratch of attach_slices: slice, peer
   std::uint64_t tick_ = 0;
 };
 

@@ -188,6 +188,38 @@ void many_in_flight(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const 
     compare_buffers(ck, ui, "leafdata", leaves[k], expect_bcast(d[k], me), leaf_mask(g, me));
 }
 
+// 150 operations in flight, bcasts and reduces alternating on buffers of
+// their own, ended in reverse. More receive buffers than Open MPI lets the
+// window transport attach to its window (64): it must stay under that.
+void more_in_flight_than_attachments(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const UnitSpec &ui,
+                                     std::uint64_t key) {
+  const int n = 150;
+  std::vector<DataGen> d;
+  std::vector<Buffer> roots, leaves;
+  std::vector<stf_request> q(n, nullptr);
+  for (int k = 0; k < n; ++k) {
+    d.push_back(DataGen{&g, &ui, k % 4 == 0 ? MPI_REPLACE : MPI_SUM, hash_key(key, k)});  // reduces: SUM
+    roots.push_back(d[k].root_buffer(me));
+    leaves.push_back(d[k].leaf_buffer(me));
+  }
+  ctx(ck, "150 bcasts and reduces in flight, ended in reverse");
+  for (int k = 0; k < n; ++k) {
+    if (k % 2 == 0)
+      ck.code(stf_bcast_begin(sf, ui.type, roots[k].data(), leaves[k].data(), d[k].op, &q[k]), STF_SUCCESS, "bcast_begin");
+    else
+      ck.code(stf_reduce_begin(sf, ui.type, leaves[k].data(), roots[k].data(), d[k].op, &q[k]), STF_SUCCESS,
+              "reduce_begin");
+  }
+  for (int k = n - 1; k >= 0; --k)
+    ck.code(k % 2 == 0 ? stf_bcast_end(sf, &q[k]) : stf_reduce_end(sf, &q[k]), STF_SUCCESS, "end");
+  for (int k = 0; k < n; ++k) {
+    if (k % 2 == 0)
+      compare_buffers(ck, ui, "bcast leafdata", leaves[k], expect_bcast(d[k], me), leaf_mask(g, me));
+    else
+      compare_buffers(ck, ui, "reduce rootdata", roots[k], expect_reduce(d[k], me), root_mask(g, me));
+  }
+}
+
 // Operations in flight on two SFs at once (same graph, separate
 // communicators inside), ended crosswise; the degree array of the first SF
 // stays valid throughout (it lives until reset/destroy).
@@ -352,6 +384,7 @@ int main(int argc, char **argv) {
       fetches_ended_in_rank_order(ck, sf, g, me, ui, hash_key(key, 9));
       polled_in_flight(ck, sf, g, me, ui, hash_key(key, 10));
       many_in_flight(ck, sf, g, me, ui, hash_key(key, 4));
+      more_in_flight_than_attachments(ck, sf, g, me, ui, hash_key(key, 11));
       request_errors(ck, sf, other, g, me, ui, hash_key(key, 5));
       two_sfs(ck, sf, other, g, me, ui, hash_key(key, 7));
       recycled_datatype(ck, sf, g, me, hash_key(key, 8));

@@ -1,0 +1,65 @@
+// Messages of any byte count. MPI's classic calls count in int, so a
+// message above INT_MAX bytes needs the MPI-4 large-count calls (the _c
+// forms, which MPICH 4 has) or, where the MPI has none (Open MPI 4.1), one
+// derived datatype that covers the bytes: blocks of 1 MiB and the remainder.
+// Both ends of a message describe it the same way (the same byte count
+// through the same helper), so their type signatures match.
+#pragma once
+
+#include <cstddef>
+
+#include "core/error.h"
+
+namespace stf {
+
+// A byte count as the (count, datatype) pair of an int-counted MPI call:
+// (bytes, MPI_BYTE) up to INT_MAX, else (1, a derived type this object owns).
+// The type is freed with the object, so keep it as long as a persistent
+// request made with it (nonblocking calls may free it once posted).
+class ByteCount {
+ public:
+  ByteCount() = default;
+  ByteCount(const ByteCount &) = delete;
+  ByteCount &operator=(const ByteCount &) = delete;
+  ByteCount(ByteCount &&o) noexcept : count_(o.count_), type_(o.type_) { o.type_ = MPI_BYTE; }
+  ByteCount &operator=(ByteCount &&o) noexcept {
+    if (this != &o) {
+      reset();
+      count_ = o.count_;
+      type_ = o.type_;
+      o.type_ = MPI_BYTE;
+    }
+    return *this;
+  }
+  ~ByteCount() { reset(); }
+  int set(std::size_t bytes);
+  void reset();
+  int count() const { return count_; }
+  MPI_Datatype type() const { return type_; }
+
+ private:
+  int count_ = 0;
+  MPI_Datatype type_ = MPI_BYTE;
+};
+
+// Whether the MPI has the large-count calls (then no derived type is made).
+constexpr bool has_large_count_calls() {
+#if MPI_VERSION >= 4
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Persistent and nonblocking point-to-point calls and MPI_Put of `bytes`
+// bytes. `keep` holds the derived type a persistent request needs, if any.
+// Puts go in pieces of at most 1 GiB on every MPI (large_count.cpp).
+int send_init_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
+                    ByteCount *keep);
+int recv_init_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
+                    ByteCount *keep);
+int isend_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req);
+int irecv_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req);
+int put_bytes(const void *buf, std::size_t bytes, int rank, MPI_Aint disp, MPI_Win win);
+
+}  // namespace stf
