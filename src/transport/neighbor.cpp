@@ -27,6 +27,9 @@
 //   not used: persistent collectives are matched by the order of their
 //   initialisation, and a cached request would be re-initialised when this
 //   rank's buffers or request slot change, which other ranks cannot know.
+#include <algorithm>
+#include <iterator>
+
 #include "core/error.h"
 #include "transport/graph_comms.h"
 #include "transport/large_count.h"
@@ -46,24 +49,45 @@ struct NeighborChannel : ChannelState {
   MPI_Request req = MPI_REQUEST_NULL;
 };
 
-// Per peer: the count and datatype of its bytes (large_count.h: one derived
-// type above INT_MAX bytes, on every MPI: alltoallw takes a type per peer)
-// and the absolute address of its buffer.
-int describe_peers(const Messages &peers, std::size_t unit_bytes, const void *const *bufs, std::vector<int> *counts,
-                   std::vector<MPI_Aint> *displs, std::vector<MPI_Datatype> *types, std::vector<ByteCount> *owned) {
-  const int n = peers.count();
-  counts->resize(n);
-  displs->resize(n);
-  types->resize(n);
+// Per neighbour of the graph communicator, in its order (order; NULL: the
+// peers' own): the count and datatype of its bytes (large_count.h: one
+// derived type above INT_MAX bytes, on every MPI: alltoallw takes a type per
+// peer) and the absolute address of its buffer; zero bytes for a neighbour
+// that is no peer in this direction. Both lists are sorted by rank.
+int describe_peers(const Messages &peers, const std::vector<int> *order, std::size_t unit_bytes,
+                   const void *const *bufs, std::vector<int> *counts, std::vector<MPI_Aint> *displs,
+                   std::vector<MPI_Datatype> *types, std::vector<ByteCount> *owned) {
+  const int n = order ? static_cast<int>(order->size()) : peers.count();
+  counts->assign(n, 0);
+  displs->assign(n, 0);
+  types->assign(n, MPI_BYTE);
   owned->resize(n);
-  for (int k = 0; k < n; k++) {
-    STF_CHECK((*owned)[k].set(static_cast<std::size_t>(peers.size(k)) * unit_bytes));
+  // Never a NULL array, also where this rank has no peer in a direction:
+  // MPICH 4.0.2 reads them anyway (a segmentation fault on NULL).
+  counts->reserve(1);
+  displs->reserve(1);
+  types->reserve(1);
+  for (int k = 0, j = 0; k < n && j < peers.count(); k++) {
+    if (order && (*order)[k] != peers.ranks[j]) continue;
+    STF_CHECK((*owned)[k].set(static_cast<std::size_t>(peers.size(j)) * unit_bytes));
     (*counts)[k] = (*owned)[k].count();
     (*types)[k] = (*owned)[k].type();
-    STF_MPI(MPI_Get_address(bufs[k], &(*displs)[k]));
+    STF_MPI(MPI_Get_address(bufs[j], &(*displs)[k]));
+    j++;
   }
   return STF_SUCCESS;
 }
+
+// MPICH 4.0.2 delivers nothing through MPI_Ineighbor_alltoallw on a
+// distributed graph where a rank only sends to or only receives from a
+// neighbour. There both graph communicators list every peer of the rank as
+// source and destination (the union, sorted); a neighbour that is no peer
+// in a direction gets zero bytes.
+#if defined(MPICH_VERSION)
+constexpr bool symmetric_graphs = true;
+#else
+constexpr bool symmetric_graphs = false;
+#endif
 
 class NeighborTransport : public Transport {
  public:
@@ -75,6 +99,12 @@ class NeighborTransport : public Transport {
   // Collective: both graph communicators (messages to leaves come from root
   // ranks, and the other way round).
   int init() {
+    if (symmetric_graphs) {
+      std::set_union(plan_.leaf.ranks.begin(), plan_.leaf.ranks.end(), plan_.root.ranks.begin(),
+                     plan_.root.ranks.end(), std::back_inserter(neighbours_));
+      STF_CHECK(acquire_graph_comm(comm_, neighbours_, neighbours_, &to_leaf_));
+      return acquire_graph_comm(comm_, neighbours_, neighbours_, &to_root_);
+    }
     STF_CHECK(acquire_graph_comm(comm_, plan_.leaf.ranks, plan_.root.ranks, &to_leaf_));
     return acquire_graph_comm(comm_, plan_.root.ranks, plan_.leaf.ranks, &to_root_);
   }
@@ -98,8 +128,9 @@ class NeighborTransport : public Transport {
     NeighborChannel &s = c.get<NeighborChannel>();
     if (!s.recv_posted || s.req != MPI_REQUEST_NULL)
       return set_error(STF_ERR_INTERNAL, "neighbor transport: post_send without post_recv, or channel busy");
-    STF_CHECK(describe_peers(senders(plan_, d), unit_bytes, send, &s.scounts, &s.sdispls, &s.stypes, &s.sowned));
-    STF_CHECK(describe_peers(receivers(plan_, d), unit_bytes, s.recv_ptrs.data(), &s.rcounts, &s.rdispls, &s.rtypes,
+    const std::vector<int> *order = symmetric_graphs ? &neighbours_ : nullptr;
+    STF_CHECK(describe_peers(senders(plan_, d), order, unit_bytes, send, &s.scounts, &s.sdispls, &s.stypes, &s.sowned));
+    STF_CHECK(describe_peers(receivers(plan_, d), order, unit_bytes, s.recv_ptrs.data(), &s.rcounts, &s.rdispls, &s.rtypes,
                                    &s.rowned));
     s.recv_posted = false;
     STF_MPI(MPI_Ineighbor_alltoallw(MPI_BOTTOM, s.scounts.data(), s.sdispls.data(), s.stypes.data(), MPI_BOTTOM,
@@ -142,6 +173,7 @@ class NeighborTransport : public Transport {
   MPI_Comm comm_;
   const Plan &plan_;
   MPI_Comm to_leaf_ = MPI_COMM_NULL, to_root_ = MPI_COMM_NULL;
+  std::vector<int> neighbours_;  // symmetric_graphs: every peer, both ways
 };
 
 }  // namespace
