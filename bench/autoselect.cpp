@@ -8,7 +8,9 @@
 //   - the model's predicted time of each candidate at the case's unit size
 //     (stf_explain of the auto SF, parsed),
 //   - the model-only pick (-stf_type auto; the library predicts for 8-byte
-//     units whatever the unit) and the autotuned pick (-stf_autotune N).
+//     units whatever the unit) and the autotuned pick (-stf_autotune N),
+//   - the same under a second profile (--baseline-profile), judged by the
+//     same measurements.
 // Before timing, every candidate's bcast must equal basic's.
 // One JSON record per case and candidate; bench/autoselect_report.py
 // combines the runs of several layouts into the table and the scatter plot.
@@ -38,6 +40,7 @@ namespace {
 
 struct Options {
   std::string dir = STF_MATRIX_DIR, json, profile;
+  std::string baseline;  // a second profile whose picks and predictions are recorded beside (model_pick_baseline, ...)
   std::vector<std::string> matrices;  // empty: every *.mtx.gz in dir
   std::vector<int> units = {8, 64};   // bytes per unit (multiples of 8)
   std::vector<std::string> grids = {"2d5", "3d7", "3d27"};
@@ -61,6 +64,8 @@ void usage(const char *prog) {
       "  --seconds S     timed seconds per case, all candidates together (default 0.4)\n"
       "  --autotune N    rounds of -stf_autotune for the autotuned pick (default 5)\n"
       "  --profile FILE  machine profile (-stf_model_profile; default built-in values)\n"
+      "  --baseline-profile FILE  also record the picks and predictions under this profile (the same\n"
+      "                  measurements judge both; e.g. another model's parameters)\n"
       "  --split-bytes B -stf_split_bytes of split and auto (default 16384)\n"
       "  --n2 N --n3 N   grid points per direction in 2D (512) and 3D (48)\n"
       "  --ranks-per-node K  emulated nodes of K consecutive ranks (default: the hosts)\n"
@@ -94,6 +99,7 @@ int parse(int argc, char **argv, Options &o) {
     else if (a == "--seconds" && v) o.seconds = std::atof(argv[++i]);
     else if (a == "--autotune" && v) o.autotune = std::atoi(argv[++i]);
     else if (a == "--profile" && v) o.profile = argv[++i];
+    else if (a == "--baseline-profile" && v) o.baseline = argv[++i];
     else if (a == "--split-bytes" && v) o.split_bytes = std::atol(argv[++i]);
     else if (a == "--n2" && v) o.n2 = std::atoll(argv[++i]);
     else if (a == "--n3" && v) o.n3 = std::atoll(argv[++i]);
@@ -183,11 +189,12 @@ bool grid_graph(const Options &o, const std::string &which, Graph *g) {
   return true;
 }
 
-stf_sf make_sf(const Options &o, const Graph &g, const std::string &type, int autotune) {
+stf_sf make_sf(const Options &o, const Graph &g, const std::string &type, int autotune,
+               const std::string &profile = "") {
   std::string opts = "-stf_type " + type + " -stf_split_bytes " + std::to_string(o.split_bytes) +
                      " -stf_ranks_per_node " + std::to_string(o.ranks_per_node);
   if (type == "auto") {
-    if (!o.profile.empty()) opts += " -stf_model_profile " + o.profile;
+    if (!profile.empty()) opts += " -stf_model_profile " + profile;
     opts += " -stf_autotune " + std::to_string(autotune);
   }
   stf_sf sf = nullptr;
@@ -247,12 +254,18 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
   if (nnodes > 1) types.insert(types.end(), {"2step", "3step", "split"});
   std::vector<stf_sf> sfs;
   for (const std::string &t : types) sfs.push_back(make_sf(o, g, t, 0));
-  stf_sf model_sf = make_sf(o, g, "auto", 0);
-  stf_sf tuned_sf = make_sf(o, g, "auto", o.autotune);
-  const std::string model_pick = type_of(model_sf), tuned_pick = type_of(tuned_sf);
-  const std::map<std::string, double> predicted = predictions(model_sf, unit);
-  CHECK_STF(stf_destroy(&model_sf));
-  CHECK_STF(stf_destroy(&tuned_sf));
+  // The picks and predictions under the profile (0) and the baseline one (1).
+  std::string model_pick[2], tuned_pick[2];
+  std::map<std::string, double> predicted[2];
+  for (int b = 0; b < (o.baseline.empty() ? 1 : 2); ++b) {
+    const std::string &profile = b ? o.baseline : o.profile;
+    stf_sf model_sf = make_sf(o, g, "auto", 0, profile);
+    stf_sf tuned_sf = make_sf(o, g, "auto", o.autotune, profile);
+    model_pick[b] = type_of(model_sf), tuned_pick[b] = type_of(tuned_sf);
+    predicted[b] = predictions(model_sf, unit);
+    CHECK_STF(stf_destroy(&model_sf));
+    CHECK_STF(stf_destroy(&tuned_sf));
+  }
 
   // Every candidate's bcast equals basic's (integer values: exact).
   std::vector<double> x(static_cast<size_t>(g.nroots) * width), want, got;
@@ -287,8 +300,11 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
   const std::string case_name = g.name + "/" + std::to_string(unit_bytes) + "B";
   std::printf("%-22s", case_name.c_str());
   for (size_t k = 0; k < types.size(); ++k) {
-    const auto p = predicted.find(types[k]);
-    const double pred = p == predicted.end() ? -1 : p->second;
+    auto pred_of = [&](int b) {
+      const auto p = predicted[b].find(types[k]);
+      return p == predicted[b].end() ? -1.0 : p->second;
+    };
+    const double pred = pred_of(0);
     std::printf(" %s %.1f(%.1f)%s", types[k].c_str(), st[k].us, pred, k == fastest ? "*" : "");
     bench::Record rec;
     rec.timing("autoselect", types[k], unit_bytes, size, st[k])
@@ -300,13 +316,21 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
         .str("candidate", types[k])
         .boolean("auto_candidate", auto_candidate(types[k]))
         .num("predicted_us", pred)
-        .str("model_pick", model_pick)
-        .str("autotune_pick", tuned_pick)
+        .str("model_pick", model_pick[0])
+        .str("autotune_pick", tuned_pick[0])
         .integer("autotune_rounds", o.autotune)
         .str("profile", o.profile.empty() ? "built-in" : o.profile);
+    if (!o.baseline.empty())
+      rec.num("predicted_baseline_us", pred_of(1))
+          .str("model_pick_baseline", model_pick[1])
+          .str("autotune_pick_baseline", tuned_pick[1])
+          .str("baseline_profile", o.baseline);
     log.add(rec);
   }
-  std::printf("  | model %s, autotune %s\n", model_pick.c_str(), tuned_pick.c_str());
+  std::printf("  | model %s, autotune %s", model_pick[0].c_str(), tuned_pick[0].c_str());
+  if (!o.baseline.empty())
+    std::printf("; baseline profile: model %s, autotune %s", model_pick[1].c_str(), tuned_pick[1].c_str());
+  std::printf("\n");
   std::fflush(stdout);
 }
 
@@ -353,7 +377,7 @@ int main(int argc, char **argv) {
     else if (rank == 0) std::printf("# grid %s: %s, skipped\n", w.c_str(), stf_last_error_message());
   }
   for (const Graph &g : graphs) {
-    // The nodes as the library sees them (the hosts).
+    // The nodes as the library sees them (the hosts, or emulated ones).
     stf_sf probe = make_sf(opt, g, "basic", 0);
     int node = 0, nnodes = 0;
     CHECK_STF(stf_get_node_layout(probe, &node, &nnodes, nullptr, nullptr));

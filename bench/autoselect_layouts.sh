@@ -4,15 +4,25 @@
 # cluster's lock, taken down afterwards), then the table and the plot.
 #   bench/autoselect_layouts.sh OUTDIR [autoselect options...]
 # Writes OUTDIR/{1x4,2x2,4x2}.json, OUTDIR/table.txt and OUTDIR/scatter.png.
-# The profile is share/profiles/cluster-2hosts-4ranks.json unless
-# --profile is given.
+# The profile is share/profiles/cluster-2hosts-4ranks.json; the baseline
+# (--baseline-profile) is the same profile with maxrate.node_gap near 0,
+# which gives the strategy model as it was before the node's messages were
+# counted (only the busiest rank's), so that one run judges both models on
+# the same measurements.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: bench/autoselect_layouts.sh OUTDIR [options]}"
 shift
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-args=(--profile "$root/share/profiles/cluster-2hosts-4ranks.json" "$@")
+profile="$root/share/profiles/cluster-2hosts-4ranks.json"
+/usr/bin/python3 - "$profile" "$out/baseline-profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["maxrate"]["node_gap"] = 1e-12  # 0 would mean "not measured: the rank's gap"
+json.dump(p, open(sys.argv[2], "w"), indent=2)
+PY
+args=(--profile "$profile" --baseline-profile "$out/baseline-profile.json" "$@")
 "$root/scripts/bench" autoselect --ranks 4 --json "$out/1x4.json" "${args[@]}" | tee "$out/1x4.txt"
 flock /tmp/stf-cluster-use.lock bash -c '
   root="$1"; out="$2"; shift 2

@@ -12,7 +12,9 @@ Per layout (hosts x ranks per host), over the cases (graph x unit size):
   mean, worst the pick's time over the fastest's (the slowdown)
 for three picks: the model's (-stf_type auto, predictions for 8-byte
 units), the model's at the case's unit size (the smallest predicted time
-stf_explain gives for that unit), and the autotuned one (-stf_autotune N).
+stf_explain gives for that unit), and the autotuned one (-stf_autotune N);
+under the run's profile and, when the runs recorded one
+(--baseline-profile), under the baseline profile too.
 The median relative error |predicted - measured| / measured is over every
 case and candidate that has a prediction. The plot needs matplotlib
 (/usr/bin/python3 has it)."""
@@ -42,15 +44,16 @@ def cases(records):
     return out
 
 
-def summary(by_case):
+def summary(by_case, suffix=""):
+    """The picks under the profile (suffix "") or the baseline one ("_baseline")."""
     picks = {"model": [], "model@unit": [], "autotune": []}
     for cands in by_case.values():
         auto = {c: r for c, r in cands.items() if r["auto_candidate"]}
         fastest = min(r["us"] for r in auto.values())
         any_r = next(iter(cands.values()))
-        predicted = {c: r["predicted_us"] for c, r in auto.items() if r["predicted_us"] >= 0}
-        chosen = {"model": any_r["model_pick"], "autotune": any_r["autotune_pick"],
-                  "model@unit": min(predicted, key=predicted.get) if predicted else any_r["model_pick"]}
+        predicted = {c: r["predicted" + suffix + "_us"] for c, r in auto.items() if r["predicted" + suffix + "_us"] >= 0}
+        chosen = {"model": any_r["model_pick" + suffix], "autotune": any_r["autotune_pick" + suffix],
+                  "model@unit": min(predicted, key=predicted.get) if predicted else any_r["model_pick" + suffix]}
         for k, c in chosen.items():
             picks[k].append(auto[c]["us"] / fastest if c in auto else float("nan"))
     rows = {}
@@ -59,8 +62,9 @@ def summary(by_case):
     return rows
 
 
-def relative_errors(records):
-    return [abs(r["predicted_us"] - r["us"]) / r["us"] for r in records if r["predicted_us"] >= 0 and r["us"] > 0]
+def relative_errors(records, suffix=""):
+    key = "predicted" + suffix + "_us"
+    return [abs(r[key] - r["us"]) / r["us"] for r in records if r.get(key, -1) >= 0 and r["us"] > 0]
 
 
 def main(argv):
@@ -81,16 +85,19 @@ def main(argv):
         return 2
     records = load(paths)
     by_layout = cases(records)
-    head = ("layout", "cases", "model within 5%", "mean", "worst", "model@unit within 5%", "mean", "worst",
+    baseline = all("model_pick_baseline" in r for r in records)
+    profiles = [("", "profile")] + ([("_baseline", "baseline")] if baseline else [])
+    head = ("layout", "model", "cases", "model within 5%", "mean", "worst", "model@unit within 5%", "mean", "worst",
             "autotune within 5%", "mean", "worst")
     lines = []
     for lay, by_case in sorted(by_layout.items()):
-        s = summary(by_case)
-        row = [lay, str(len(by_case))]
-        for k in ("model", "model@unit", "autotune"):
-            within, n, mean, worst = s[k]
-            row += [f"{within}/{n} ({100 * within / n:.0f}%)", f"{mean:.2f}x", f"{worst:.2f}x"]
-        lines.append(row)
+        for suffix, label in profiles:
+            s = summary(by_case, suffix)
+            row = [lay, label, str(len(by_case))]
+            for k in ("model", "model@unit", "autotune"):
+                within, n, mean, worst = s[k]
+                row += [f"{within}/{n} ({100 * within / n:.0f}%)", f"{mean:.2f}x", f"{worst:.2f}x"]
+            lines.append(row)
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -101,14 +108,16 @@ def main(argv):
         print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
         for row in lines:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
-    errs = relative_errors(records)
-    if errs:
-        print(f"median relative error of the model: {statistics.median(errs):.2f} over {len(errs)} predictions "
-              f"(|predicted - measured| / measured)")
-    for lay, by_case in sorted(by_layout.items()):
-        e = relative_errors([r for c in by_case.values() for r in c.values()])
+    for suffix, label in profiles:
+        e = relative_errors(records, suffix)
         if e:
-            print(f"  {lay}: {statistics.median(e):.2f} over {len(e)}")
+            print(f"median relative error ({label}): {statistics.median(e):.2f} over {len(e)} predictions "
+                  f"(|predicted - measured| / measured)")
+        for lay, by_case in sorted(by_layout.items()):
+            e = relative_errors([r for c in by_case.values() for r in c.values()], suffix)
+            if e:
+                print(f"  {lay}: {statistics.median(e):.2f} over {len(e)}")
+    errs = relative_errors(records)
     if plot:
         import matplotlib
         matplotlib.use("Agg")
