@@ -62,6 +62,18 @@ def summary(by_case, suffix=""):
     return rows
 
 
+def noise(by_case):
+    """Median over cases of the fastest candidate's round spread (max - min)
+    / median, and the cases whose second fastest of auto's candidates lies
+    inside the fastest's [min, max] range of rounds (not told apart)."""
+    spreads, ties = [], 0
+    for cands in by_case.values():
+        auto = sorted((r for r in cands.values() if r["auto_candidate"]), key=lambda r: r["us"])
+        spreads.append((auto[0]["max_us"] - auto[0]["min_us"]) / auto[0]["us"])
+        ties += len(auto) > 1 and auto[1]["us"] <= auto[0]["max_us"]
+    return statistics.median(spreads), ties
+
+
 def relative_errors(records, suffix=""):
     key = "predicted" + suffix + "_us"
     return [abs(r[key] - r["us"]) / r["us"] for r in records if r.get(key, -1) >= 0 and r["us"] > 0]
@@ -117,6 +129,11 @@ def main(argv):
             e = relative_errors([r for c in by_case.values() for r in c.values()], suffix)
             if e:
                 print(f"  {lay}: {statistics.median(e):.2f} over {len(e)}")
+    print("measurement noise: the fastest candidate's round spread (max - min) / median, median over cases; "
+          "cases whose second fastest lies inside the fastest's range of rounds")
+    for lay, by_case in sorted(by_layout.items()):
+        spread, ties = noise(by_case)
+        print(f"  {lay}: spread {spread:.2f}, not told apart {ties}/{len(by_case)}")
     errs = relative_errors(records)
     if plot:
         import matplotlib
