@@ -4,25 +4,25 @@
 # cluster's lock, taken down afterwards), then the table and the plot.
 #   bench/autoselect_layouts.sh OUTDIR [autoselect options...]
 # Writes OUTDIR/{1x4,2x2,4x2}.json, OUTDIR/table.txt and OUTDIR/scatter.png.
-# The profile is share/profiles/cluster-2hosts-4ranks.json; the baseline
-# (--baseline-profile) is the same profile with maxrate.node_gap near 0,
-# which gives the strategy model as it was before the node's messages were
-# counted (only the busiest rank's), so that one run judges both models on
-# the same measurements.
+# Two models judged by the same measurements: the baseline
+# (--baseline-profile) is share/profiles/cluster-2hosts-4ranks.json, the
+# library's model as it is; the profile (--profile) is the same with
+# maxrate.node_gap set to its other-node gap, which adds the messages
+# leaving a node one after another to the strategy model (docs/MODEL.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: bench/autoselect_layouts.sh OUTDIR [options]}"
 shift
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-profile="$root/share/profiles/cluster-2hosts-4ranks.json"
-/usr/bin/python3 - "$profile" "$out/baseline-profile.json" <<'PY'
+shared="$root/share/profiles/cluster-2hosts-4ranks.json"
+/usr/bin/python3 - "$shared" "$out/node-gap-profile.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["maxrate"]["node_gap"] = 1e-12  # 0 would mean "not measured: the rank's gap"
+p["maxrate"]["node_gap"] = p["postal"]["other_node"]["gap"]
 json.dump(p, open(sys.argv[2], "w"), indent=2)
 PY
-args=(--profile "$profile" --baseline-profile "$out/baseline-profile.json" "$@")
+args=(--profile "$out/node-gap-profile.json" --baseline-profile "$shared" "$@")
 "$root/scripts/bench" autoselect --ranks 4 --json "$out/1x4.json" "${args[@]}" | tee "$out/1x4.txt"
 flock /tmp/stf-cluster-use.lock bash -c '
   root="$1"; out="$2"; shift 2

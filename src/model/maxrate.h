@@ -18,8 +18,8 @@ struct MaxRate {
   // Seconds between two messages leaving the node, whichever ranks send
   // them: the message-count counterpart of R_N (a node's network interface
   // and, on an oversubscribed machine, its shared cores handle its
-  // messages one after another). 0: not measured, the other-node postal
-  // gap (one rank's) stands for it.
+  // messages one after another). 0 (the default; calibrate does not
+  // measure it): no such bound, only each rank's own gap.
   double node_gap = 0;
   int pairs_measured = 0;  // the most concurrent pairs the fit saw
   bool measured = false;

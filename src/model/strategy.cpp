@@ -26,8 +26,8 @@ void step(Cost *c, const Postal &p, double m, double b, const MaxRate *rate = nu
   const double s = b / m;
   const PostalSegment &seg = p.segment(s);
   c->latency += seg.alpha;
-  const double node_gap = rate && rate->node_gap > 0 ? rate->node_gap : p.gap;
-  c->injection += std::max((m - 1) * p.gap, rate ? (std::max(m, node_messages) - 1) * node_gap : 0.0);
+  const double node_gap = rate ? rate->node_gap : 0;  // 0: the node adds nothing to its ranks' own gaps
+  c->injection += std::max((m - 1) * p.gap, (std::max(m, node_messages) - 1) * node_gap);
   const double own = seg.beta * b;
   const double node = rate && rate->node_rate > 0 ? node_bytes / rate->node_rate : 0;
   if (node > own) {

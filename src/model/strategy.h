@@ -12,13 +12,14 @@
 //   injection (m - 1) * gap                LogGP's gap, per further message;
 //                                          off the node: max((m - 1) * gap, (M - 1) * G),
 //                                          M the messages leaving the node in that step,
-//                                          G the node's gap (MaxRate::node_gap)
+//                                          G the node's gap (MaxRate::node_gap, 0 unless
+//                                          a profile gives it)
 //   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N),
 //                                          B the bytes leaving the node (max-rate)
 // (zero for m = 0). A strategy's time is the sum of its steps' times, and
 // its dominant term the largest of the four sums: "latency", "injection",
 // "bandwidth" or "node bandwidth" (the B / R_N part won).
-// The node's gap is what separates the strategies when messages are
+// The node's gap separates the strategies when a node's messages are
 // costly: every rank of a node sending to every other node (standard,
 // 2step) puts P times more messages through the node than one message per
 // node pair (3step), though the busiest rank may send as many in both.

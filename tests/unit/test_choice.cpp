@@ -68,6 +68,7 @@ TEST(Predict, EveryRankSendingToTheOtherNodeFavoursOneMessagePerNodePair) {
   t.node_messages_off = 16, t.node_rank_node_pairs = 4;
   stf::model::Profile p = stf::model::default_profile();
   p.network.other_node.gap = 8e-6;
+  p.network.off_node.node_gap = 8e-6;  // the node's messages one after another
   const auto preds = stf::predict_all(p, t, 8, 16384);
   EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split") << preds.front().type;
   EXPECT_LT(find(preds, "3step").seconds, find(preds, "2step").seconds);
