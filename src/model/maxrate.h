@@ -15,6 +15,12 @@ struct MaxRate {
   double alpha = 0;        // seconds
   double node_rate = 0;    // R_N, bytes per second leaving a node
   double pair_rate = 0;    // R_b, bytes per second of one sending rank
+  // Seconds between two messages leaving the node, whichever ranks send
+  // them: the message-count counterpart of R_N (a node's network interface
+  // and, on an oversubscribed machine, its shared cores handle its
+  // messages one after another). 0 (the default; calibrate does not
+  // measure it): no such bound, only each rank's own gap.
+  double node_gap = 0;
   int pairs_measured = 0;  // the most concurrent pairs the fit saw
   bool measured = false;
 

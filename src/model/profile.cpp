@@ -89,6 +89,7 @@ std::string profile_to_json(const Profile &p) {
                           .set("alpha", num(m.alpha))
                           .set("node_rate", num(m.node_rate))
                           .set("pair_rate", num(m.pair_rate))
+                          .set("node_gap", num(m.node_gap))
                           .set("pairs_measured", num(m.pairs_measured)))
       .set("onesided",
            Json::object().set("measured", Json::boolean(p.onesided.measured)).set("sync", num(p.onesided.sync)))
@@ -247,6 +248,7 @@ bool profile_from_json(const std::string &text, Profile *out, std::string *error
   m.number("alpha", &p.network.off_node.alpha);
   m.number("node_rate", &p.network.off_node.node_rate);
   m.number("pair_rate", &p.network.off_node.pair_rate);
+  m.number("node_gap", &p.network.off_node.node_gap);
   m.integer("pairs_measured", &p.network.off_node.pairs_measured);
   Reader o = r.object("onesided");
   o.boolean("measured", &p.onesided.measured);

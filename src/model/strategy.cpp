@@ -18,13 +18,16 @@ const char *strategy_name(Strategy s) {
 namespace {
 
 // Adds one step: m messages of b bytes in all to one locality class; off the
-// node, node_bytes leave the node at once (the max-rate bound).
-void step(Cost *c, const Postal &p, double m, double b, const MaxRate *rate = nullptr, double node_bytes = 0) {
+// node, node_bytes in node_messages messages leave the node at once (the
+// max-rate bounds; node_messages 0: unknown, the rank's own count).
+void step(Cost *c, const Postal &p, double m, double b, const MaxRate *rate = nullptr, double node_bytes = 0,
+          double node_messages = 0) {
   if (m <= 0) return;
   const double s = b / m;
   const PostalSegment &seg = p.segment(s);
   c->latency += seg.alpha;
-  c->injection += (m - 1) * p.gap;
+  const double node_gap = rate ? rate->node_gap : 0;  // 0: the node adds nothing to its ranks' own gaps
+  c->injection += std::max((m - 1) * p.gap, (std::max(m, node_messages) - 1) * node_gap);
   const double own = seg.beta * b;
   const double node = rate && rate->node_rate > 0 ? node_bytes / rate->node_rate : 0;
   if (node > own) {
@@ -55,6 +58,12 @@ double dedup(const CommStats &st) {
   return std::min(1.0, st.unique_bytes_leaving_node / st.bytes_leaving_node);
 }
 
+// A node's messages leaving it: the count measured, else every rank as
+// busy as the busiest (P times its count).
+double node_count(double measured, const CommStats &st, double rank_count) {
+  return measured > 0 ? measured : std::max(1.0, st.ranks_per_node) * rank_count;
+}
+
 double local_peers(const CommStats &st) { return std::max(0.0, st.ranks_per_node - 1); }
 
 // The node-aware strategies through the aggregating ranks: 3step (chunk 0:
@@ -73,7 +82,7 @@ Cost aggregated(const Network &net, const CommStats &st, double chunk) {
     largest = std::min(largest, chunk);
   }
   const double g = std::max(largest, unique / P);
-  step(&c, net.other_node, std::ceil(chunks / P), g, &net.off_node, unique);
+  step(&c, net.other_node, std::ceil(chunks / P), g, &net.off_node, unique, chunks);
   step(&c, net.same_node, std::min(local_peers(st), st.messages_other_node), g);
   return finish(c);
 }
@@ -83,7 +92,8 @@ Cost aggregated(const Network &net, const CommStats &st, double chunk) {
 Cost cost_standard(const Network &net, const CommStats &st) {
   Cost c;
   step(&c, net.same_node, st.messages_same_node, st.bytes_same_node);
-  step(&c, net.other_node, st.messages_other_node, st.bytes_other_node, &net.off_node, st.bytes_leaving_node);
+  step(&c, net.other_node, st.messages_other_node, st.bytes_other_node, &net.off_node, st.bytes_leaving_node,
+       node_count(st.messages_leaving_node, st, st.messages_other_node));
   return finish(c);
 }
 
@@ -93,7 +103,8 @@ Cost cost_2step(const Network &net, const CommStats &st) {
   step(&c, net.same_node, st.messages_same_node, st.bytes_same_node);
   if (st.messages_other_node > 0) {
     const double m = std::min(st.messages_other_node, std::max(1.0, st.destination_nodes));
-    step(&c, net.other_node, m, r * st.bytes_other_node, &net.off_node, r * st.bytes_leaving_node);
+    step(&c, net.other_node, m, r * st.bytes_other_node, &net.off_node, r * st.bytes_leaving_node,
+         node_count(st.rank_node_pairs, st, m));
     step(&c, net.same_node, std::min(local_peers(st), st.messages_other_node), r * st.bytes_other_node);
   }
   return finish(c);

@@ -9,23 +9,32 @@
 // Each strategy is a sequence of steps, and a step's time on the busiest
 // rank is, for m messages and b bytes to ranks of one locality class,
 //   latency   alpha(s)                     s = b / m, the mean message size
-//   injection (m - 1) * gap                LogGP's gap, per further message
+//   injection (m - 1) * gap                LogGP's gap, per further message;
+//                                          off the node: max((m - 1) * gap, (M - 1) * G),
+//                                          M the messages leaving the node in that step,
+//                                          G the node's gap (MaxRate::node_gap, 0 unless
+//                                          a profile gives it)
 //   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N),
 //                                          B the bytes leaving the node (max-rate)
 // (zero for m = 0). A strategy's time is the sum of its steps' times, and
 // its dominant term the largest of the four sums: "latency", "injection",
 // "bandwidth" or "node bandwidth" (the B / R_N part won).
+// The node's gap separates the strategies when a node's messages are
+// costly: every rank of a node sending to every other node (standard,
+// 2step) puts P times more messages through the node than one message per
+// node pair (3step), though the busiest rank may send as many in both.
 // With P ranks per node, D destination nodes, r = unique / all bytes
-// leaving the node (deduplication), Bp the most bytes between two nodes:
-//   standard  on-node (m_on, b_on) + off-node (m_off, b_off; B)
-//   2step     local L (m_on, b_on) + off-node (min(m_off, D), r * b_off; r * B)
+// leaving the node (deduplication), Bp the most bytes between two nodes,
+// M_std the rank pairs leaving the node and M_2 the (rank, node) pairs:
+//   standard  on-node (m_on, b_on) + off-node (m_off, b_off; B, M_std)
+//   2step     local L (m_on, b_on) + off-node (min(m_off, D), r * b_off; r * B, M_2)
 //             + redistribution on the receiving node (min(P - 1, m_off), r * b_off)
 //   3step     local L + gather to the node pair's sender (min(P - 1, m_off), r * b_off)
-//             + off-node (ceil(D / P), g; r * B), g = max(Bp, r * B / P)
+//             + off-node (ceil(D / P), g; r * B, D), g = max(Bp, r * B / P)
 //             + redistribution (min(P - 1, m_off), g)
 //   split(c)  as 3step with the node pairs' data in chunks of at most c bytes:
 //             chunks = max(D, ceil(r * B / c)) spread over the P ranks,
-//             off-node (ceil(chunks / P), g), g = max(min(Bp, c), r * B / P)
+//             off-node (ceil(chunks / P), g; r * B, chunks), g = max(min(Bp, c), r * B / P)
 // These are estimates for ranking the strategies, not predictions to the
 // microsecond: every rank is assumed as busy as the busiest one.
 #pragma once
@@ -58,6 +67,9 @@ struct CommStats {
   double bytes_leaving_node = 0;         // all bytes a node's ranks send off the node
   double unique_bytes_leaving_node = 0;  // the same after deduplication (each value once per destination node)
   double ranks_per_node = 1;
+  // 0: unknown, taken as P times the busiest rank's count.
+  double messages_leaving_node = 0;  // messages a node's ranks send off it (rank pairs)
+  double rank_node_pairs = 0;        // (rank, other node) pairs of a node: its messages under 2step
 };
 
 enum class Strategy { standard, two_step, three_step, split };

@@ -57,6 +57,8 @@ model::CommStats comm_stats(const Traffic &t, double u) {
   s.bytes_leaving_node = u * t.node_units_off;
   s.unique_bytes_leaving_node = u * t.node_distinct_off;
   s.ranks_per_node = t.ranks_per_node;
+  s.messages_leaving_node = t.node_messages_off;
+  s.rank_node_pairs = t.node_rank_node_pairs;
   return s;
 }
 

@@ -51,9 +51,10 @@ extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) try {
                "  busiest rank: %lld message(s) in its node (%lld units), %lld to other nodes (%lld units), to %lld "
                "node(s), %lld units to itself\n"
                "  busiest node: sends to %lld node(s), %lld units leaving (%lld distinct per destination node), "
-               "at most %lld distinct to one node\n",
+               "at most %lld distinct to one node; %lld message(s) leaving it (%lld under 2step)\n",
                t.messages_in_node, t.units_in_node, t.messages_off_node, t.units_off_node, t.destination_nodes,
-               t.self_units, t.node_pairs, t.node_units_off, t.node_distinct_off, t.max_pair_distinct);
+               t.self_units, t.node_pairs, t.node_units_off, t.node_distinct_off, t.max_pair_distinct,
+               t.node_messages_off, t.node_rank_node_pairs);
   std::fprintf(out, "  predicted time of one bcast (a reduce sends the same messages back), fastest first:\n");
   const std::string in_use = sf->opts.type;
   for (const Prediction &p : preds)

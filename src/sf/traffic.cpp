@@ -45,8 +45,9 @@ int measure_traffic(const Comm &comm, const Plan &p, const Topology &t, Traffic 
   std::vector<long long> all(t.local_rank == 0 ? displs.back() + counts.back() : 0);
   STF_MPI(MPI_Gatherv(mine.data(), n, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
                       t.node_comm));
-  long long node_totals[2] = {tr.units_off_node, tr.messages_off_node}, node_sums[2] = {0, 0};
-  STF_MPI(MPI_Reduce(node_totals, node_sums, 2, MPI_LONG_LONG, MPI_SUM, 0, t.node_comm));
+  long long node_totals[3] = {tr.units_off_node, tr.messages_off_node, tr.destination_nodes},
+            node_sums[3] = {0, 0, 0};
+  STF_MPI(MPI_Reduce(node_totals, node_sums, 3, MPI_LONG_LONG, MPI_SUM, 0, t.node_comm));
   if (t.local_rank == 0) {
     std::map<long long, long long> per_node;
     for (std::size_t i = 0; i + 1 < all.size(); i += 2) per_node[all[i]] += all[i + 1];
@@ -57,18 +58,19 @@ int measure_traffic(const Comm &comm, const Plan &p, const Topology &t, Traffic 
     }
     tr.node_units_off = node_sums[0];
     tr.node_messages_off = node_sums[1];
+    tr.node_rank_node_pairs = node_sums[2];
   }
   tr.ranks_per_node = t.local_size;
 
   long long v[] = {tr.ranks_per_node,   tr.messages_in_node,  tr.messages_off_node, tr.units_in_node,
                    tr.units_off_node,   tr.self_units,        tr.destination_nodes, tr.max_units_to_node,
                    tr.node_pairs,       tr.node_units_off,    tr.node_distinct_off, tr.max_pair_distinct,
-                   tr.node_messages_off};
+                   tr.node_messages_off, tr.node_rank_node_pairs};
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v, sizeof(v) / sizeof(v[0]), MPI_LONG_LONG, MPI_MAX, comm.comm));
   long long *f[] = {nullptr,           &tr.messages_in_node, &tr.messages_off_node, &tr.units_in_node,
                     &tr.units_off_node, &tr.self_units,       &tr.destination_nodes, &tr.max_units_to_node,
                     &tr.node_pairs,     &tr.node_units_off,   &tr.node_distinct_off, &tr.max_pair_distinct,
-                    &tr.node_messages_off};
+                    &tr.node_messages_off, &tr.node_rank_node_pairs};
   tr.ranks_per_node = static_cast<int>(v[0]);
   for (std::size_t i = 1; i < sizeof(v) / sizeof(v[0]); i++) *f[i] = v[i];
   *out = tr;

@@ -23,6 +23,7 @@ struct Traffic {
   long long node_distinct_off = 0;      // ... counting a root once per destination node
   long long max_pair_distinct = 0;      // the most distinct units it sends to one node
   long long node_messages_off = 0;      // messages leaving it (one per rank pair)
+  long long node_rank_node_pairs = 0;   // (rank, other node) pairs: its messages leaving it under 2step
 };
 
 // Collective over comm (an SF's, with its plan and node topology).

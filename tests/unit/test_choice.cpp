@@ -55,6 +55,26 @@ TEST(Predict, SlowNetworkFavoursNodeAware) {
   for (std::size_t i = 1; i < preds.size(); i++) EXPECT_LE(preds[i - 1].seconds, preds[i].seconds);
 }
 
+TEST(Predict, EveryRankSendingToTheOtherNodeFavoursOneMessagePerNodePair) {
+  // 2 nodes of 4 ranks, each rank sending 10 units to each rank of the
+  // other node over a network whose messages cost more than their bytes:
+  // 2step puts 4 messages through the node, 3step and split one.
+  stf::Traffic t;
+  t.ranks = 8, t.nodes = 2, t.ranks_per_node = 4;
+  t.messages_in_node = 3, t.units_in_node = 30;
+  t.messages_off_node = 4, t.units_off_node = 40;
+  t.destination_nodes = 1, t.max_units_to_node = 40;
+  t.node_pairs = 1, t.node_units_off = 160, t.node_distinct_off = 40, t.max_pair_distinct = 40;
+  t.node_messages_off = 16, t.node_rank_node_pairs = 4;
+  stf::model::Profile p = stf::model::default_profile();
+  p.network.other_node.gap = 8e-6;
+  p.network.off_node.node_gap = 8e-6;  // the node's messages one after another
+  const auto preds = stf::predict_all(p, t, 8, 16384);
+  EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split") << preds.front().type;
+  EXPECT_LT(find(preds, "3step").seconds, find(preds, "2step").seconds);
+  EXPECT_LT(find(preds, "2step").seconds, find(preds, "basic").seconds);
+}
+
 TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
   stf::Traffic t;
   t.ranks = 2, t.nodes = 1, t.ranks_per_node = 2;

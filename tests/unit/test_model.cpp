@@ -174,6 +174,7 @@ TEST(ModelStrategy, OneLargePeerOnAFastNetworkFavoursStandard) {
   st.bytes_leaving_node = 1 << 20;
   st.unique_bytes_leaving_node = 1 << 20;
   st.max_node_pair_bytes = 1 << 20;
+  st.messages_leaving_node = st.rank_node_pairs = 1;  // the only message leaving the node
   const auto ranked = m::rank_strategies(net, st, {65536});
   EXPECT_EQ(ranked.front().strategy, m::Strategy::standard);
   const m::Cost c = ranked.front().cost;
@@ -194,6 +195,57 @@ TEST(ModelStrategy, NodeInterfaceBoundNamesNodeBandwidth) {
   const m::Cost c = m::cost_standard(net, st);
   EXPECT_STREQ(c.dominant, "node bandwidth");
   EXPECT_NEAR(c.seconds, 1e-6 + (8 << 20) / 10e9, 1e-12);
+  // With a node gap, the 8 ranks' messages also pass the node one after another.
+  net.off_node.node_gap = 0.2e-6;
+  EXPECT_NEAR(m::cost_standard(net, st).seconds, 1e-6 + 7 * 0.2e-6 + (8 << 20) / 10e9, 1e-12);
+}
+
+// Two nodes of 4 ranks, every rank sending 10 small values to each of the 4
+// ranks of the other node: the busiest rank sends one message off the node
+// under both 2step and 3step, but under 2step each of the 4 ranks does, and
+// 3step sends one per node pair. Which wins is the node's gap.
+static m::CommStats two_nodes_all_to_all() {
+  m::CommStats st;
+  st.ranks_per_node = 4;
+  st.messages_same_node = 3, st.bytes_same_node = 3 * 80;
+  st.messages_other_node = 4, st.bytes_other_node = 4 * 80;
+  st.destination_nodes = 1;
+  st.bytes_leaving_node = 16 * 80;
+  st.unique_bytes_leaving_node = 4 * 80;  // every value wanted by the 4 ranks there
+  st.max_node_pair_bytes = 4 * 80;
+  st.messages_leaving_node = 16;
+  st.rank_node_pairs = 4;
+  return st;
+}
+
+TEST(ModelStrategy, MessagesThroughTheNodeFavourThreeStepWhenTheNodeGapIsLarge) {
+  m::Network net = network(10e-6, 1, 2e-6, 5, 8e-6);
+  net.off_node.node_gap = 8e-6;  // a node sends one message after another
+  const m::CommStats st = two_nodes_all_to_all();
+  const auto ranked = m::rank_strategies(net, st, {16384});
+  EXPECT_TRUE(ranked.front().strategy == m::Strategy::three_step || ranked.front().strategy == m::Strategy::split);
+  const m::Cost two = m::cost_2step(net, st), three = m::cost_3step(net, st), standard = m::cost_standard(net, st);
+  // 2step: 3 further messages through the node at 8 us; standard 15.
+  EXPECT_NEAR(two.injection - three.injection, 3 * 8e-6 - 2 * 2e-6, 1e-12);  // less 3step's gather
+  EXPECT_GT(two.seconds, three.seconds);
+  EXPECT_GT(standard.seconds, two.seconds);
+  EXPECT_STREQ(standard.dominant, "injection");
+  // Without the node's counts (0: unknown) every rank is taken as busy as
+  // the busiest: here exactly the counts given.
+  m::CommStats unknown = st;
+  unknown.messages_leaving_node = unknown.rank_node_pairs = 0;
+  EXPECT_DOUBLE_EQ(m::cost_2step(net, unknown).seconds, two.seconds);
+  EXPECT_DOUBLE_EQ(m::cost_standard(net, unknown).seconds, standard.seconds);
+}
+
+TEST(ModelStrategy, NoNodeGapKeepsTwoStepAheadOfThreeStep) {
+  m::Network net = network(10e-6, 1, 2e-6, 5, 8e-6);
+  net.off_node.node_gap = 0.01e-6;  // a network interface that takes messages from every core at once
+  EXPECT_LT(m::cost_2step(net, two_nodes_all_to_all()).seconds, m::cost_3step(net, two_nodes_all_to_all()).seconds);
+  net.off_node.node_gap = 0;  // the default: no node bound
+  const m::CommStats st = two_nodes_all_to_all();
+  // 2step saves 3step's gather inside the node; only the ranks' own gaps count.
+  EXPECT_LT(m::cost_2step(net, st).seconds, m::cost_3step(net, st).seconds);
 }
 
 TEST(ModelRoofline, BoundIsPeakOrLatencyDiagonal) {
