@@ -64,25 +64,25 @@ test-device-tsan: deps
 	  ctest --test-dir $(TSAN_BUILD) --output-on-failure \
 	    -R '^(unit|device|device_modelC|device_staged|device_putsignal|threads)_np(1|2)$$'
 
-# The same library built with Debian's MPICH beside Open MPI (installed when
-# missing), and on it: the communicator-economy test (20,000 SFs alive at
-# once would need more than MPICH's 2048 communicator ids if they did not
-# share one; on 2 ranks: Debian's MPICH (ch4:ucx) busy-polls, so with more
-# ranks than cores every collective of the 20,000 set-ups costs scheduler
-# time slices, minutes in all), and the installed package
-# (tests/install/check.sh). This build is the other packaging case: static
-# libraries, a multiarch library directory (lib/<triplet>), and configured
-# as if GoogleTest were missing (the MPI tests build without it); the
-# Fortran module is built and tested with Open MPI only.
+# The whole suite again, built with Debian's MPICH 4.0 beside Open MPI
+# (installed when missing): its own build directory, mpicc.mpich and
+# mpiexec.mpich. This build is also the other packaging case: static
+# libraries and a multiarch library directory (lib/<triplet>), which the
+# installed-package test checks. Left out here, and run with Open MPI only:
+# the cluster's tests (Debian's MPICH with UCX often hangs in MPI_Finalize
+# after TCP traffic), the 2.1 GiB messages (label bigmem: the window
+# transport hangs on them under MPICH 4.0.2 over UCX) and the 8-rank runs
+# (MPICH busy-polls: 8 ranks on 2 cores take minutes per test); the Fortran
+# module too.
 MPICH_BUILD ?= build-mpich
 test-mpich:
 	@scripts/install-deps.sh --mpich
 	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=Release -DSTF_BUILD_BENCH=OFF -DSTF_CUDA=OFF \
 	  -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
 	  -DSTF_MPIEXEC_FLAGS= -DBUILD_SHARED_LIBS=OFF -DCMAKE_INSTALL_LIBDIR=lib/$$(gcc -print-multiarch) \
-	  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DSTF_FORTRAN=OFF
-	cmake --build $(MPICH_BUILD) -j $(JOBS) --target test_many_sfs starforest starforest_apps
-	ctest --test-dir $(MPICH_BUILD) --output-on-failure -R '^(many_sfs_np2|install_consumers)$$'
+	  -DSTF_FORTRAN=OFF
+	cmake --build $(MPICH_BUILD) -j $(JOBS)
+	ctest --test-dir $(MPICH_BUILD) --output-on-failure -j $(JOBS) -LE 'cluster|bigmem' -E '_np8$$'
 
 # The libFuzzer harnesses (tests/fuzz): clang (installed when missing;
 # NVSHMEM is not needed) builds the libraries with ASan, UBSan and coverage
