@@ -14,9 +14,9 @@
 //     basic, window, putsignal);
 //   mpi: m MPI_Irecv and m MPI_Isend, one MPI_Waitall.
 // Every point's s and m are checked against the SFs' message counters. The
-// ceilings are fitted per implementation and locality from its m = 1
-// points (src/model: a postal fit, its best bandwidth and zero-byte
-// latency), and every point is reported against them.
+// ceilings are measured per implementation and locality (the latency of one
+// synchronisation with one 8-byte message, the best bandwidth of any point)
+// and every point is placed against them with src/model's roofline.
 //
 //   mpiexec -n 2 roofline [--max-size BYTES] [--max-m M] [--transports basic,window,putsignal]
 //                         [--target-ms MS] [--json FILE]
@@ -230,11 +230,14 @@ int main(int argc, char **argv) {
                 "bytes each way\n",
                 size, locality);
     for (const std::string &impl : impls) {
-      // Ceilings from this implementation's m = 1 points.
-      std::vector<double> bytes, seconds;
-      for (const Point &p : points)
-        if (p.impl == impl && p.m == 1) bytes.push_back(static_cast<double>(p.bytes)), seconds.push_back(p.seconds);
-      const stf::model::Roofline roof = stf::model::roofline_of(stf::model::fit_postal(bytes, seconds));
+      // Ceilings from this implementation's own points: the latency of a
+      // synchronisation with one smallest message, the best bandwidth seen.
+      stf::model::Roofline roof;
+      for (const Point &p : points) {
+        if (p.impl != impl) continue;
+        if (p.m == 1 && p.bytes == sizes.front()) roof.latency = p.seconds;
+        roof.peak = std::max(roof.peak, static_cast<double>(p.m) * static_cast<double>(p.bytes) / p.seconds);
+      }
       std::printf("\n%s: peak %.1f MB/s, latency %.2f us\n%10s %4s %12s %12s %12s %9s %10s %10s\n",
                   impl_label(impl).c_str(), roof.peak / 1e6, roof.latency * 1e6, "bytes", "m", "us per sync",
                   "MB/s", "bound MB/s", "fraction", "regime", "vs MPI");
