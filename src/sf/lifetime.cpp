@@ -18,7 +18,12 @@ struct Shell {
 };
 
 std::mutex shells_mutex;
-std::deque<Shell *> dead_shells;  // oldest first
+// Oldest first. Never destroyed, so that the shells stay reachable (and
+// usable by SFs destroyed from other static destructors) until exit.
+std::deque<Shell *> &dead_shells() {
+  static auto *d = new std::deque<Shell *>;
+  return *d;
+}
 
 Shell *shell_of(stf_sf sf) {
   return reinterpret_cast<Shell *>(reinterpret_cast<unsigned char *>(sf) - offsetof(Shell, object));
@@ -27,9 +32,9 @@ Shell *shell_of(stf_sf sf) {
 Shell *take_shell() {
   {
     std::lock_guard<std::mutex> l(shells_mutex);
-    if (dead_shells.size() > sf_quarantine) {
-      Shell *s = dead_shells.front();
-      dead_shells.pop_front();
+    if (dead_shells().size() > sf_quarantine) {
+      Shell *s = dead_shells().front();
+      dead_shells().pop_front();
       return s;
     }
   }
@@ -39,7 +44,7 @@ Shell *take_shell() {
 void give_back(Shell *s) {
   s->state.store(dead, std::memory_order_release);
   std::lock_guard<std::mutex> l(shells_mutex);
-  dead_shells.push_back(s);
+  dead_shells().push_back(s);
 }
 
 }  // namespace
