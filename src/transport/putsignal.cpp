@@ -14,9 +14,10 @@
 //   life) holding the rings of my off-node senders and my credit words for
 //   my off-node receivers. The sender packs into a staging buffer, puts the
 //   message, flushes (so the data is there before the signal), then writes
-//   the signal with MPI_Accumulate(MPI_REPLACE) (element-wise atomic); the
-//   receiver polls its own window memory after MPI_Win_sync and returns
-//   credits the same way.
+//   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
+//   whose request it only tests later (with MPICH the target applies it
+//   when it next calls MPI); the receiver polls its own window memory after
+//   MPI_Win_sync and returns credits the same way.
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
 //   goes by MPI point-to-point. Both ends decide alike (they know the
@@ -45,6 +46,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,7 @@ class PutSignalTransport final : public Transport {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
+    for (Signal &s : signals_) MPI_Wait(&s.req, MPI_STATUS_IGNORE);
     for (MPI_Win *w : {&heap_win_, &rma_win_})
       if (*w != MPI_WIN_NULL) {
         MPI_Win_unlock_all(*w);
@@ -186,6 +189,7 @@ class PutSignalTransport final : public Transport {
   int write(PutChannel &c, int k);
   int put_rma(const Peer &p, std::uint64_t n, const void *data, std::size_t bytes);
   int accumulate(int rank, MPI_Aint disp, std::uint64_t value);
+  int reap_signals();  // frees the signals MPI has completed, oldest first
   bool arrived(const Peer &p, std::uint64_t n);
   int consume(PutChannel &c, int k);  // return the credit of message k
   // Writes staged messages that now may be; with drain, also moves arrived
@@ -215,6 +219,15 @@ class PutSignalTransport final : public Transport {
   int heap_links_ = 0, rma_links_ = 0;  // (peer, direction, send or receive) through each
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   int pending_ = 0;                   // staged messages not written yet, in all of them
+  // Signals and credits on their way (MPI_Raccumulate), their values kept
+  // here until MPI completes them. Nothing waits for them: MPICH applies an
+  // accumulate only when the target calls into MPI, so a blocking flush
+  // would wait for a peer that may never come (and defeat the timeout).
+  struct Signal {
+    std::uint64_t value;
+    MPI_Request req;
+  };
+  std::deque<Signal> signals_;
 };
 
 int PutSignalTransport::init() {
@@ -462,8 +475,20 @@ bool PutSignalTransport::rma_writable(const Peer &p, std::uint64_t n, std::uint6
 }
 
 int PutSignalTransport::accumulate(int rank, MPI_Aint disp, std::uint64_t value) {
-  STF_MPI(MPI_Accumulate(&value, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T, MPI_REPLACE, rma_win_));
-  STF_MPI(MPI_Win_flush_local(rank, rma_win_));  // value lives on this stack frame
+  STF_CHECK(reap_signals());
+  Signal &s = signals_.emplace_back(Signal{value, MPI_REQUEST_NULL});
+  const int rc =
+      MPI_Raccumulate(&s.value, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T, MPI_REPLACE, rma_win_, &s.req);
+  if (rc == MPI_SUCCESS) return STF_SUCCESS;
+  signals_.pop_back();
+  return mpi_error(rc, "MPI_Raccumulate");
+}
+
+int PutSignalTransport::reap_signals() {
+  for (int done = 1; done && !signals_.empty();) {
+    STF_MPI(MPI_Test(&signals_.front().req, &done, MPI_STATUS_IGNORE));
+    if (done) signals_.pop_front();
+  }
   return STF_SUCCESS;
 }
 
@@ -536,6 +561,7 @@ int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTr
   Backoff backoff(spins_, timeout_);
   while (!(this->*ready)(c, k)) {
     STF_CHECK(progress(backoff.patient()));
+    STF_CHECK(reap_signals());
     poke_mpi();
     backoff.pause();
     if (backoff.expired())
