@@ -416,6 +416,25 @@ void after_destroy(Checker &ck) {
           "the multi-SF after its SF was destroyed");
 }
 
+// ---- intercommunicators ------------------------------------------------------
+
+// An SF on an intercommunicator used to be accepted, then read from the
+// wrong processes (ranks name the remote group there): refused.
+void intercommunicator(Checker &ck) {
+  ck.context("stf_create on an intercommunicator");
+  if (nranks < 2) return;
+  MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  // The other group's leader, in MPI_COMM_WORLD: rank 1 for the evens, 0 for the odds.
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 77, &inter);
+  stf_sf sf = nullptr;
+  if (ck.code(stf_create(inter, &sf), STF_ERR_ARG, "stf_create")) ck.has_message("intercommunicator");
+  ck.check(sf == nullptr, "a refused stf_create leaves the handle NULL");
+  if (sf) stf_destroy(&sf);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -432,7 +451,7 @@ int main(int argc, char **argv) {
       void (*run)(Checker &);
     } parts[] = {{"int_max", leaf_slot_int_max},     {"stale", stale_request},  {"failed", failed_operation},
                  {"algebra", algebra_bad_offset}, {"debug", debug_option}, {"memory", out_of_memory},
-                 {"destroyed", after_destroy}, {"csr_input", csr_input}};
+                 {"destroyed", after_destroy}, {"csr_input", csr_input}, {"intercomm", intercommunicator}};
     for (const auto &p : parts)
       if (!only || std::strcmp(only, p.name) == 0) p.run(ck);
     rc = ck.finish();
