@@ -256,16 +256,16 @@ module starforest
     end function
     function c_create_from_global_indices(comm, nowned, n, global, out) &
         bind(C, name="stf_f_create_from_global_indices")
-      import :: c_int, c_ptr
+      import :: c_int, c_int64_t, c_ptr
       integer(c_int), value :: comm, nowned, n
-      integer(c_int), intent(in) :: global(*)
+      integer(c_int64_t), intent(in) :: global(*)
       type(c_ptr) :: out
       integer(c_int) :: c_create_from_global_indices
     end function
     function c_layout_find_owners(comm, nowned, n, global, owners) bind(C, name="stf_f_layout_find_owners")
-      import :: c_int, stf_node
+      import :: c_int, c_int64_t, stf_node
       integer(c_int), value :: comm, nowned, n
-      integer(c_int), intent(in) :: global(*)
+      integer(c_int64_t), intent(in) :: global(*)
       type(stf_node) :: owners(*)
       integer(c_int) :: c_layout_find_owners
     end function
@@ -318,6 +318,14 @@ module starforest
       type(c_ptr) :: req
       integer(c_int) :: c_scatter_end
     end function
+  end interface
+
+  ! Global indices are 64-bit; default-integer arrays are accepted too.
+  interface stf_create_from_global_indices
+    module procedure create_from_global_indices_i8, create_from_global_indices_i4
+  end interface
+  interface stf_layout_find_owners
+    module procedure layout_find_owners_i8, layout_find_owners_i4
   end interface
 
 contains
@@ -638,22 +646,40 @@ contains
   end subroutine
 
   ! nowned entries of a contiguous layout; leaf i reads global(i) (0-based indices).
-  subroutine stf_create_from_global_indices(comm, nowned, global, out, ierr)
+  subroutine create_from_global_indices_i8(comm, nowned, global, out, ierr)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: nowned
-    integer(c_int), intent(in) :: global(:)
+    integer(c_int64_t), intent(in) :: global(:)
     type(stf_sf), intent(out) :: out
     integer, intent(out) :: ierr
     ierr = c_create_from_global_indices(comm%MPI_VAL, int(nowned, c_int), int(size(global), c_int), global, out%ptr)
   end subroutine
 
-  subroutine stf_layout_find_owners(comm, nowned, global, owners, ierr)
+  subroutine create_from_global_indices_i4(comm, nowned, global, out, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: nowned
+    integer(c_int), intent(in) :: global(:)
+    type(stf_sf), intent(out) :: out
+    integer, intent(out) :: ierr
+    call create_from_global_indices_i8(comm, nowned, int(global, c_int64_t), out, ierr)
+  end subroutine
+
+  subroutine layout_find_owners_i8(comm, nowned, global, owners, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: nowned
+    integer(c_int64_t), intent(in) :: global(:)
+    type(stf_node), intent(out) :: owners(size(global))
+    integer, intent(out) :: ierr
+    ierr = c_layout_find_owners(comm%MPI_VAL, int(nowned, c_int), int(size(global), c_int), global, owners)
+  end subroutine
+
+  subroutine layout_find_owners_i4(comm, nowned, global, owners, ierr)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: nowned
     integer(c_int), intent(in) :: global(:)
     type(stf_node), intent(out) :: owners(size(global))
     integer, intent(out) :: ierr
-    ierr = c_layout_find_owners(comm%MPI_VAL, int(nowned, c_int), int(size(global), c_int), global, owners)
+    call layout_find_owners_i8(comm, nowned, int(global, c_int64_t), owners, ierr)
   end subroutine
 
   subroutine stf_create_migration(comm, target, out, nnew, ierr)

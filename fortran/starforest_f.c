@@ -71,10 +71,10 @@ int stf_f_scatter(stf_sf sf, MPI_Fint unit, const void *multi, void *leaf) {
 int stf_f_create_from_pattern(MPI_Fint comm, int pattern, stf_int nroots, stf_sf *out) {
   return stf_create_from_pattern(MPI_Comm_f2c(comm), (stf_pattern)pattern, nroots, out);
 }
-int stf_f_create_from_global_indices(MPI_Fint comm, stf_int nowned, stf_int n, const stf_int *global, stf_sf *out) {
+int stf_f_create_from_global_indices(MPI_Fint comm, stf_int nowned, stf_int n, const stf_gint *global, stf_sf *out) {
   return stf_create_from_global_indices(MPI_Comm_f2c(comm), nowned, n, global, out);
 }
-int stf_f_layout_find_owners(MPI_Fint comm, stf_int nowned, stf_int n, const stf_int *global, stf_node *owners) {
+int stf_f_layout_find_owners(MPI_Fint comm, stf_int nowned, stf_int n, const stf_gint *global, stf_node *owners) {
   return stf_layout_find_owners(MPI_Comm_f2c(comm), nowned, n, global, owners);
 }
 int stf_f_create_migration(MPI_Fint comm, stf_int npoints, const int *target, stf_sf *out, stf_int *nnew) {

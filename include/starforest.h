@@ -120,7 +120,7 @@ extern "C" {
 
 /* Local counts and offsets. */
 typedef int stf_int;
-/* Global ids (stf_create_from_matching_indices). */
+/* Global ids (layouts, global-index and matching-index SFs, the vector scatter). */
 typedef int64_t stf_gint;
 
 typedef enum {
@@ -725,13 +725,15 @@ typedef enum {
 int stf_create_from_pattern(MPI_Comm comm, stf_pattern pattern, stf_int nroots, stf_sf *out);
 
 /* Layouts: a global numbering in which each rank owns a contiguous range,
- * rank 0 first; nowned is this rank's count. */
+ * rank 0 first; nowned is this rank's count. Global indices are 64-bit
+ * (stf_gint): the layout may hold more than INT_MAX entries in all, while
+ * each rank's count and offsets stay stf_int. */
 /* Owner (rank, local offset) of each of n global indices. Collective over
  * comm; STF_ERR_ARG for an index outside the layout. */
-int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global, stf_node *owners);
+int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_gint *global, stf_node *owners);
 /* The SF that brings global entries to the ranks that need them: nowned
  * roots; leaf i (contiguous, 0..nneeded-1) reads global index global[i]. */
-int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
+int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_gint *global,
                                    stf_sf *out);
 
 /* A directory of global ids: each rank owns nowned ids (owned[i] is root i

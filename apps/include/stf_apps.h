@@ -279,7 +279,7 @@ typedef enum {
 
 /* Collective. nowned: entries this rank owns; global: the nneeded global
  * indices it needs. STF_ERR_ARG for an index outside the vector. */
-int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
+int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_gint *global,
                           stf_vecscatter *vs);
 int stf_vecscatter_destroy(stf_vecscatter *vs);
 /* The SF underneath (owned by vs): roots = owned entries, leaves = ghost entries. */

@@ -148,8 +148,7 @@ int build(MPI_Comm comm, const stf_coo &g, stf_partition how, stf_csr A) {
   build_block(A->nlocal, diag, false, &A->diag);
   build_block(A->nlocal, off, true, &A->off);
 
-  std::vector<stf_int> needed(ghosts.begin(), ghosts.end());
-  int rc = stf_create_from_global_indices(comm, A->nlocal, A->nghost, needed.data(), &A->ghost_sf);
+  int rc = stf_create_from_global_indices(comm, A->nlocal, A->nghost, ghosts.data(), &A->ghost_sf);
   if (rc) return fail(rc, "building the ghost SF: %s", stf_last_error_message());
   A->ghost.assign(A->nghost, 0.0);
   A->ghost_t.assign(A->nghost, 0.0);

@@ -23,7 +23,7 @@ int check(stf_vecscatter vs, stf_insert_mode mode) {
 
 }  // namespace
 
-extern "C" int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
+extern "C" int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_gint *global,
                                      stf_vecscatter *vs) try {
   if (!vs) return stf_apps::fail(STF_ERR_NULL, "output pointer is NULL");
   *vs = nullptr;

@@ -1,8 +1,9 @@
 ! The Fortran module against expected values: a ring bcast, a 1D periodic
 ! halo exchange (split phase) with its reduce (the transpose), fetch-and-op,
-! gather and the degree, Fortran and C datatypes, and error codes.
+! gather and the degree, Fortran and C datatypes, error codes, and a layout
+! whose 64-bit global ids pass 2^31 (default-integer ids accepted too).
 program test_fortran
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t
   use mpi_f08
   use starforest
   implicit none
@@ -16,6 +17,7 @@ program test_fortran
   call halo()
   call fetch_gather_degree()
   call errors()
+  call layout()
 
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) print '("test_fortran: ", i0, " failure(s) on ", i0, " ranks")', failures, nranks
@@ -135,6 +137,28 @@ contains
     call stf_destroy(sf, ierr)
     call stf_create(MPI_COMM_NULL, sf, ierr)
     call expect(ierr == STF_ERR_ARG, "MPI_COMM_NULL gives STF_ERR_ARG")
+  end subroutine
+
+  ! 2^30 + 7p entries on rank p (counts only); every rank asks for the last
+  ! id of every rank, past 2^31 from 3 ranks on.
+  subroutine layout()
+    type(stf_sf) :: sf
+    type(stf_node) :: owners(nranks)
+    integer(c_int64_t) :: start(0:nranks), last(nranks)
+    integer :: p
+    integer(c_int) :: small(1)
+    start(0) = 0
+    do p = 0, nranks - 1
+      start(p + 1) = start(p) + 2_c_int64_t**30 + 7 * p
+    end do
+    last = start(1:nranks) - 1
+    call stf_layout_find_owners(MPI_COMM_WORLD, 2**30 + 7 * rank, last, owners, ierr)
+    call expect(ierr == STF_SUCCESS .and. all(owners%rank == [(p, p = 0, nranks - 1)]) .and. &
+                all(start(owners%rank) + owners%index == last), "layout_find_owners of 64-bit ids")
+    small(1) = 5
+    call stf_create_from_global_indices(MPI_COMM_WORLD, 2**30 + 7 * rank, small, sf, ierr)
+    call expect(ierr == STF_SUCCESS, "create_from_global_indices of default-integer ids")
+    call stf_destroy(sf, ierr)
   end subroutine
 
 end program

@@ -91,7 +91,7 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
         return from_comm_call(comm, [&](MPI_Comm c, stf_sf *out) { return stf_create_from_pattern(c, p, nroots, out); });
       }, "comm"_a, "pattern"_a, "nroots"_a, "'allgather', 'gather' or 'alltoall' (nroots = block size).")
       .def_static("from_global_indices", [](nb::handle comm, stf_int nowned, nb::handle global) {
-        IntArray g = ints(global, "global");
+        GlobalArray g = global_ids(global, "global");
         return from_comm_call(comm, [&](MPI_Comm c, stf_sf *out) {
           return stf_create_from_global_indices(c, nowned, g.size, g.data, out);
         });
@@ -122,7 +122,7 @@ void bind_algebra(nb::module_ &m, nb::class_<SF> &cls) {
       }, "sfs"_a, "leaf_offsets"_a = nb::none(), "roots"_a = "local",
       "One SF whose leaf space stacks those of sfs; roots 'local', 'shared' or 'global'.");
   m.def("layout_find_owners", [](nb::handle comm, stf_int nowned, nb::handle global) {
-        IntArray g = ints(global, "global");
+        GlobalArray g = global_ids(global, "global");
         MPI_Comm c = to_comm(comm);
         keep_comm(c);
         nb::object owners = empty_ints(nb::make_tuple(g.size, 2));

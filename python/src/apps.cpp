@@ -82,14 +82,13 @@ void bind_vecscatter(nb::module_ &m) {
                          "Ghost entries of a distributed vector with contiguous ownership (rank 0 first).")
       .def("__init__", [](VecScatter *self, nb::handle comm, stf_int nowned, nb::handle global) {
         new (self) VecScatter;
-        nb::object g = contiguous(global, "intc");
+        GlobalArray g = global_ids(global, "global");
         MPI_Comm c = to_comm(comm);
         keep_comm(c);
         self->comm = nb::borrow(comm);
         self->nowned = nowned;
-        self->nghost = nb::cast<stf_int>(g.attr("size"));
-        const stf_int *idx = data_of<stf_int>(g);
-        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, idx, &self->vs); });
+        self->nghost = g.size;
+        run([&] { return stf_vecscatter_create(c, nowned, self->nghost, g.data, &self->vs); });
       }, "comm"_a, "nowned"_a, "global"_a, "nowned entries owned here; ghost entry i holds global entry global[i].")
       .def_prop_ro("nowned", [](const VecScatter &v) { return v.nowned; })
       .def_prop_ro("nghost", [](const VecScatter &v) { return v.nghost; })

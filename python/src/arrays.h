@@ -19,12 +19,18 @@ T *data_of(nb::handle array) {
   return reinterpret_cast<T *>(nb::cast<uintptr_t>(array.attr("ctypes").attr("data")));
 }
 
-// A 1-D C-contiguous array of C ints made from obj (what names it in errors).
-struct IntArray {
+// A 1-D C-contiguous array of T made from obj (what names it in errors).
+template <class T>
+struct Array {
   nb::object array;
   stf_int size = 0;
-  const stf_int *data = nullptr;
+  const T *data = nullptr;
 };
-IntArray ints(nb::handle obj, const char *what);
+using IntArray = Array<stf_int>;
+using GlobalArray = Array<stf_gint>;
+IntArray ints(nb::handle obj, const char *what);  // C ints: local counts, offsets, ranks
+// 64-bit global ids (stf_gint); an array of floats is a TypeError, not
+// truncated.
+GlobalArray global_ids(nb::handle obj, const char *what);
 
 }  // namespace stfpy

@@ -159,6 +159,18 @@ def test_global_indices_and_owners(comm):
         assert starts[r] + off == gi and off < sizes[r]
 
 
+def test_global_ids_past_int_max(comm):
+    # 2^30 entries per rank (counts only): from 3 ranks the ids pass 2^31.
+    sizes = [2**30 + 7 * p for p in range(comm.size)]
+    starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+    need = np.array([starts[p + 1] - 1 for p in range(comm.size)] + [starts[-1] // 2], dtype=np.int64)
+    owners = stf.layout_find_owners(comm, sizes[comm.rank], need)
+    for (r, off), gi in zip(owners, need):
+        assert starts[r] + off == gi
+    with pytest.raises(TypeError):
+        stf.layout_find_owners(comm, sizes[comm.rank], need.astype(float))
+
+
 def test_distribute_section(comm):
     sf = random_sf(comm, 51)
     g = Global(comm, sf)

@@ -49,10 +49,10 @@ int check_degree_at_most_one(stf_sf sf, const char *what, const char *which);
 // Owners of global indices in the layout where rank p owns the contiguous
 // range [start[p], start[p+1]) (start has size+1 entries). STF_ERR_ARG for an
 // index outside [0, start[size]). Local.
-int find_owners(const std::vector<long long> &start, stf_int n, const stf_int *global, stf_node *owners,
+int find_owners(const std::vector<long long> &start, stf_int n, const stf_gint *global, stf_node *owners,
                 const char *what);
-// Collective: start[p] of the layout in which this rank owns nlocal entries;
-// STF_ERR_ARG if the total does not fit in stf_int.
+// Collective: start[p] of the layout in which this rank owns nlocal entries
+// (the total may exceed stf_int: global indices are stf_gint).
 int layout_starts(MPI_Comm comm, stf_int nlocal, std::vector<long long> *start);
 
 }  // namespace stf

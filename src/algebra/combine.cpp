@@ -35,9 +35,8 @@ int renumber_roots(int n, const stf_sf sfs[], stf_concat_roots mode, std::vector
       before += sf->nroots;
     } else if (mode == STF_CONCAT_ROOTS_GLOBAL) {
       STF_CHECK(layout_starts(sf->comm, sf->nroots, &start));
-      std::vector<stf_int> global(sf->nleaves);
-      for (stf_int l = 0; l < sf->nleaves; l++)
-        global[l] = static_cast<stf_int>(before + start[sf->iremote[l].rank] + sf->iremote[l].index);
+      std::vector<stf_gint> global(sf->nleaves);
+      for (stf_int l = 0; l < sf->nleaves; l++) global[l] = before + start[sf->iremote[l].rank] + sf->iremote[l].index;
       std::vector<stf_node> owner(sf->nleaves);
       STF_CHECK(find_owners(result_start, sf->nleaves, global.data(), owner.data(), "stf_concatenate"));
       for (stf_int l = 0; l < sf->nleaves; l++) at[sf->leaf_at(l)] = owner[l];

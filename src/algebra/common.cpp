@@ -76,18 +76,15 @@ int layout_starts(MPI_Comm comm, stf_int nlocal, std::vector<long long> *start) 
   start->assign(size + 1, 0);
   STF_MPI(MPI_Allgather(&mine, 1, MPI_LONG_LONG, start->data() + 1, 1, MPI_LONG_LONG, comm));
   for (int p = 0; p < size; p++) (*start)[p + 1] += (*start)[p];
-  if (start->back() > INT_MAX)
-    return set_error(STF_ERR_ARG, "the layout has %lld entries in all, more than stf_int can number",
-                     start->back());
   return STF_SUCCESS;
 }
 
-int find_owners(const std::vector<long long> &start, stf_int n, const stf_int *global, stf_node *owners,
+int find_owners(const std::vector<long long> &start, stf_int n, const stf_gint *global, stf_node *owners,
                 const char *what) {
   for (stf_int i = 0; i < n; i++) {
     if (global[i] < 0 || global[i] >= start.back())
-      return set_error(STF_ERR_ARG, "%s: global index %d (entry %d) is outside the layout's %lld entries", what,
-                       global[i], i, start.back());
+      return set_error(STF_ERR_ARG, "%s: global index %lld (entry %d) is outside the layout's %lld entries", what,
+                       static_cast<long long>(global[i]), i, start.back());
     // The owner is the last rank whose range starts at or before the index
     // (ranks owning nothing have empty ranges and are skipped this way).
     int p = static_cast<int>(std::upper_bound(start.begin(), start.end(), global[i]) - start.begin()) - 1;

@@ -10,19 +10,19 @@ namespace stf {
 namespace {
 
 // Agreed checks; out_ok: the output pointer is usable.
-int check_layout_args(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global, bool out_ok,
+int check_layout_args(MPI_Comm comm, stf_int nowned, stf_int n, const stf_gint *global, bool out_ok,
                       const char *what) {
   if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "%s: communicator is MPI_COMM_NULL", what);
   int rc = STF_SUCCESS;
   if (!out_ok) rc = set_error(STF_ERR_NULL, "%s: output pointer is NULL", what);
   else if (nowned < 0) rc = set_error(STF_ERR_ARG, "%s: nowned = %d is negative", what, nowned);
-  else if (n < 0) rc = set_error(STF_ERR_ARG, "%s: %d global indices is negative", what, n);
+  else if (n < 0) rc = set_error(STF_ERR_ARG, "%s: the count of global indices, %d, is negative", what, n);
   else if (n > 0 && !global) rc = set_error(STF_ERR_NULL, "%s: global is NULL but n = %d", what, n);
   return agree(comm, rc);
 }
 
 // Collective: owners of global[0..n) in the layout of nowned per rank.
-int owners_of(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global, stf_node *owners,
+int owners_of(MPI_Comm comm, stf_int nowned, stf_int n, const stf_gint *global, stf_node *owners,
               const char *what) {
   std::vector<long long> start;
   STF_CHECK(agree(comm, layout_starts(comm, nowned, &start)));
@@ -34,14 +34,14 @@ int owners_of(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global, s
 
 using namespace stf;
 
-extern "C" int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_int *global,
+extern "C" int stf_layout_find_owners(MPI_Comm comm, stf_int nowned, stf_int n, const stf_gint *global,
                                       stf_node *owners) try {
   const char *what = "stf_layout_find_owners";
   STF_CHECK(check_layout_args(comm, nowned, n, global, owners || n == 0, what));
   return owners_of(comm, nowned, n, global, owners, what);
 } STF_API_CATCH
 
-extern "C" int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_int *global,
+extern "C" int stf_create_from_global_indices(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_gint *global,
                                               stf_sf *out) try {
   const char *what = "stf_create_from_global_indices";
   if (out) *out = nullptr;

@@ -107,5 +107,7 @@ extern "C" int stf_create_from_pattern(MPI_Comm comm, stf_pattern pattern, stf_i
     return build(comm, pat, nroots * size, out);
   }
   STF_CHECK(agree(comm, layout_starts(comm, nroots, &pat.start)));
+  if (pat.start.back() > INT_MAX)  // the same on every rank: agreed
+    return set_error(STF_ERR_ARG, "%s: %lld leaves in all, more than stf_int can number", what, pat.start.back());
   return build(comm, pat, nroots, out);
 } STF_API_CATCH

@@ -15,7 +15,7 @@ namespace stft {
 struct ScatterCase {
   std::vector<stf_int> owned;  // entries owned per rank (the same on every rank)
   std::vector<stf_int> first;  // first global index per rank; first[size] = n
-  std::vector<stf_int> need;   // this rank's needed global indices
+  std::vector<stf_gint> need;  // this rank's needed global indices
   stf_int n = 0;
 
   // Owned sizes in [0, max_owned], up to max_need needed indices; trial

@@ -1,6 +1,8 @@
 // Graph algebra built from descriptions: collective patterns, layouts and
 // global indices, sections, migration; and the error cases of every
 // construction (each rank must get the code and a message).
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -68,8 +70,8 @@ void layouts(Checker &ck, std::uint64_t seed) {
     const std::vector<stf_int> start = starts(n);
     const stf_int total = start.back();
     Rng rng(hash_key(seed, 31, variant, me));
-    std::vector<stf_int> global(total ? rng.below(60) : 0);
-    for (stf_int &gi : global) gi = static_cast<stf_int>(rng.below(total));
+    std::vector<stf_gint> global(total ? rng.below(60) : 0);
+    for (stf_gint &gi : global) gi = static_cast<stf_gint>(rng.below(total));
     const stf_int nneeded = static_cast<stf_int>(global.size());
     std::vector<stf_node> owners(nneeded, stf_node{-1, -1});
     if (ck.code(stf_layout_find_owners(MPI_COMM_WORLD, n[me], nneeded, global.data(), owners.data()), STF_SUCCESS,
@@ -78,7 +80,7 @@ void layouts(Checker &ck, std::uint64_t seed) {
         const int p = owners[i].rank;
         if (!ck.check(p >= 0 && p < nranks && start[p] + owners[i].index == global[i] && owners[i].index >= 0 &&
                           owners[i].index < n[p],
-                      "global index %d: owner (%d, %d)", global[i], p, owners[i].index))
+                      "global index %lld: owner (%d, %d)", static_cast<long long>(global[i]), p, owners[i].index))
           break;
       }
     // The SF brings each needed entry: roots hold their global index.
@@ -92,6 +94,68 @@ void layouts(Checker &ck, std::uint64_t seed) {
              "bcast does not bring the needed global entries");
     stf_destroy(&sf);
   }
+}
+
+void refused(Checker &ck, int rc, int want, const char *what);
+
+// Global ids past INT_MAX: each rank owns about 2^30 entries (counts only;
+// nothing that size is allocated but a lazily mapped root array), so from 3
+// ranks on the layout holds more than 2^31 ids. Ids are drawn over the whole
+// layout, and near the rank boundaries; the SF brings each one's value.
+void large_layout(Checker &ck, std::uint64_t seed) {
+  ck.context("layout of 2^30 entries per rank");
+  const stf_int base = stf_int(1) << 30;
+  std::vector<stf_gint> start(nranks + 1, 0);
+  for (int p = 0; p < nranks; ++p) start[p + 1] = start[p] + base + 7 * p;
+  const stf_gint total = start.back();
+  Rng rng(hash_key(seed, 35, 0, me));
+  std::vector<stf_gint> global;
+  for (int i = 0; i < 40; ++i) global.push_back(static_cast<stf_gint>(rng.below(total)));
+  for (int p = 0; p < nranks; ++p)
+    for (stf_gint g : {start[p], start[p + 1] - 1}) global.push_back(g);
+  if (nranks > 2) global.push_back(total - 1);  // above 2^31
+  const stf_int nneeded = static_cast<stf_int>(global.size());
+  std::vector<stf_node> owners(nneeded, stf_node{-1, -1});
+  const stf_int nowned = base + 7 * me;
+  if (ck.code(stf_layout_find_owners(MPI_COMM_WORLD, nowned, nneeded, global.data(), owners.data()), STF_SUCCESS,
+              "stf_layout_find_owners"))
+    for (stf_int i = 0; i < nneeded; ++i) {
+      const int p = owners[i].rank;
+      if (!ck.check(p >= 0 && p < nranks && start[p] + owners[i].index == global[i], "global index %lld: owner (%d, %d)",
+                    static_cast<long long>(global[i]), p, owners[i].index))
+        break;
+    }
+  const stf_gint past = total;
+  stf_node owner;
+  refused(ck, stf_layout_find_owners(MPI_COMM_WORLD, nowned, me == 0 ? 1 : 0, &past, &owner), STF_ERR_ARG,
+          "an index one past the layout");
+  if (me == 0)
+    ck.check(std::strstr(stf_last_error_message(), std::to_string(total).c_str()) != nullptr,
+             "the message does not name the layout's %lld entries: %s", static_cast<long long>(total),
+             stf_last_error_message());
+
+  stf_sf sf = nullptr;
+  if (!ck.code(stf_create_from_global_indices(MPI_COMM_WORLD, nowned, nneeded, global.data(), &sf), STF_SUCCESS,
+               "stf_create_from_global_indices"))
+    return;
+  // The roots every rank needs hold their global id (low and high words).
+  std::vector<int> counts(nranks), displs(nranks, 0);
+  MPI_Allgather(&nneeded, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int p = 1; p < nranks; ++p) displs[p] = displs[p - 1] + counts[p - 1];
+  std::vector<stf_gint> all(displs.back() + counts.back());
+  MPI_Allgatherv(global.data(), nneeded, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+  const std::size_t bytes = static_cast<std::size_t>(nowned) * sizeof(stf_gint);
+  void *mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (!ck.check(mapped != MAP_FAILED, "mmap of %zu bytes", bytes)) return;
+  auto *roots = static_cast<stf_gint *>(mapped);
+  for (stf_gint g : all)
+    if (g >= start[me] && g < start[me + 1]) roots[g - start[me]] = g;
+  std::vector<stf_gint> leaves(nneeded, -1);
+  ck.code(stf_bcast(sf, MPI_INT64_T, roots, leaves.data(), MPI_REPLACE), STF_SUCCESS, "stf_bcast");
+  ck.check(leaves == global, "bcast does not bring the needed global ids");
+  munmap(mapped, bytes);
+  stf_destroy(&sf);
 }
 
 // Per root: 0..3 entries at offsets laid out backwards with gaps.
@@ -210,7 +274,7 @@ void errors(Checker &ck, std::uint64_t seed) {
   const stf_int bad_root = me == 0 ? 2 : 0;
   refused(ck, stf_create_embedded_roots(a, 1, &bad_root, &out), STF_ERR_ARG, "embedded root out of range");
   refused(ck, stf_create_embedded_leaves(a, -1, nullptr, &out), STF_ERR_ARG, "embedded nselected < 0");
-  const stf_int bad_index = me == 0 ? 2 * nranks : 0;
+  const stf_gint bad_index = me == 0 ? 2 * nranks : 0;
   stf_node owner;
   refused(ck, stf_layout_find_owners(MPI_COMM_WORLD, 2, 1, &bad_index, &owner), STF_ERR_ARG, "index past the layout");
   refused(ck, stf_create_from_global_indices(MPI_COMM_WORLD, 2, 1, &bad_index, &out), STF_ERR_ARG,
@@ -261,6 +325,7 @@ int main(int argc, char **argv) {
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 16));
   patterns(ck, seed);
   layouts(ck, seed);
+  large_layout(ck, seed);
   for (const NamedGraph &ng : standard_graphs(seed, nrandom, MPI_COMM_WORLD)) sections(ck, seed, ng);
   migration(ck, seed);
   errors(ck, seed);

@@ -22,7 +22,8 @@ int main(int argc, char **argv) {
   for (int trial = 0; trial < 20; trial++) {
     ck.context("trial " + std::to_string(trial));
     const stft::ScatterCase sc(seed, trial, me, size, 12, 20);
-    const std::vector<stf_int> &owned = sc.owned, &first = sc.first, &need = sc.need;
+    const std::vector<stf_int> &owned = sc.owned, &first = sc.first;
+    const std::vector<stf_gint> &need = sc.need;
     const stf_int bs = trial % 2 ? 2 : 1;
     MPI_Datatype unit = bs == 2 ? pair : MPI_DOUBLE;
 
@@ -30,7 +31,7 @@ int main(int argc, char **argv) {
     if (!ck.code(stf_vecscatter_create(MPI_COMM_WORLD, owned[me], static_cast<stf_int>(need.size()), need.data(), &vs),
                  STF_SUCCESS, "create"))
       continue;
-    auto xval = [](stf_int g, stf_int c) { return 10.0 * g + c; };
+    auto xval = [](stf_gint g, stf_int c) { return 10.0 * static_cast<double>(g) + c; };
     std::vector<double> x(owned[me] * bs + 1), ghost(need.size() * bs + 1, 0.5);
     for (stf_int i = 0; i < owned[me]; i++)
       for (stf_int c = 0; c < bs; c++) x[i * bs + c] = xval(first[me] + i, c);
@@ -61,7 +62,7 @@ int main(int argc, char **argv) {
   }
   ck.context("errors");
   stf_vecscatter vs = nullptr;
-  stf_int bad = 1 << 20;
+  stf_gint bad = stf_gint(1) << 40;
   ck.code(stf_vecscatter_create(MPI_COMM_WORLD, 1, 1, &bad, &vs), STF_ERR_ARG, "index outside the vector");
   MPI_Type_free(&pair);
   int rc = ck.finish();

@@ -56,14 +56,15 @@ int main(int argc, char **argv) {
     const Placement &pl = kPlacements[trial % 3];
     ck.context("trial " + std::to_string(trial) + " " + pl.name);
     const ScatterCase sc(seed, trial, me, size, 40, 60);
-    const std::vector<stf_int> &owned = sc.owned, &first = sc.first, &need = sc.need;
+    const std::vector<stf_int> &owned = sc.owned, &first = sc.first;
+    const std::vector<stf_gint> &need = sc.need;
     const stf_int bs = (trial / 3) % 2 ? 2 : 1;
     MPI_Datatype unit = bs == 2 ? pair : MPI_DOUBLE;
     stf_vecscatter vs = nullptr;
     if (!ck.code(stf_vecscatter_create(MPI_COMM_WORLD, owned[me], static_cast<stf_int>(need.size()), need.data(), &vs),
                  STF_SUCCESS, "create"))
       continue;
-    auto xval = [](stf_int g, stf_int c) { return 10.0 * g + c; };
+    auto xval = [](stf_gint g, stf_int c) { return 10.0 * static_cast<double>(g) + c; };
     std::vector<double> xh(owned[me] * bs + 1, 0.0);
     for (stf_int i = 0; i < owned[me]; i++)
       for (stf_int c = 0; c < bs; c++) xh[i * bs + c] = xval(first[me] + i, c);
