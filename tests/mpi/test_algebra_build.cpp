@@ -156,6 +156,47 @@ void large_layout(Checker &ck, std::uint64_t seed) {
   ck.check(leaves == global, "bcast does not bring the needed global ids");
   munmap(mapped, bytes);
   stf_destroy(&sf);
+
+  // Concatenation with global roots of two SFs of 2^29 + p roots on rank p:
+  // the stacked numbering passes 2^31 from 3 ranks on. Each rank's two
+  // leaves per input read near the ends of its neighbours' root ranges.
+  ck.context("concatenation of global roots past 2^31");
+  const stf_int half = stf_int(1) << 29;
+  auto nroots_of = [&](int p) { return half + p; };
+  std::vector<stf_gint> in_start(nranks + 1, 0);
+  for (int p = 0; p < nranks; ++p) in_start[p + 1] = in_start[p] + nroots_of(p);
+  const int next = (me + 1) % nranks, prev = (me + nranks - 1) % nranks;
+  stf_sf parts[2] = {nullptr, nullptr};
+  std::vector<stf_node> remote[2];
+  for (int i = 0; i < 2; ++i) {
+    remote[i] = {{next, nroots_of(next) - 1 - i}, {prev, i}};
+    ck.code(stf_create(MPI_COMM_WORLD, &parts[i]), STF_SUCCESS, "stf_create");
+    ck.code(stf_set_graph(parts[i], nroots_of(me), 2, nullptr, STF_COPY_VALUES, remote[i].data(), STF_COPY_VALUES),
+            STF_SUCCESS, "stf_set_graph");
+  }
+  stf_sf cat = nullptr;
+  if (ck.code(stf_concatenate(2, parts, nullptr, STF_CONCAT_ROOTS_GLOBAL, &cat), STF_SUCCESS, "stf_concatenate")) {
+    // The result's layout: 2 (2^29 + p) roots on rank p.
+    std::vector<stf_gint> out_start(nranks + 1, 0);
+    for (int p = 0; p < nranks; ++p) out_start[p + 1] = out_start[p] + 2 * stf_gint(nroots_of(p));
+    stf_int nroots = 0, nleaves = 0;
+    const stf_int *ilocal = nullptr;
+    const stf_node *iremote = nullptr;
+    ck.code(stf_get_graph(cat, &nroots, &nleaves, &ilocal, &iremote), STF_SUCCESS, "stf_get_graph");
+    ck.check(nroots == 2 * nroots_of(me) && nleaves == 4, "%d roots, %d leaves", nroots, nleaves);
+    for (int i = 0; i < 2 && nleaves == 4; ++i)
+      for (int l = 0; l < 2; ++l) {
+        const stf_node r = remote[i][l];
+        const stf_gint g = i * in_start.back() + in_start[r.rank] + r.index;
+        const int p = static_cast<int>(std::upper_bound(out_start.begin(), out_start.end(), g) - out_start.begin()) - 1;
+        const stf_int slot = ilocal ? ilocal[2 * i + l] : 2 * i + l;
+        ck.check(slot == 2 * i + l && iremote[2 * i + l].rank == p && iremote[2 * i + l].index == g - out_start[p],
+                 "input %d leaf %d (global root %lld): got (%d, %d), want (%d, %lld)", i, l, static_cast<long long>(g),
+                 iremote[2 * i + l].rank, iremote[2 * i + l].index, p, static_cast<long long>(g - out_start[p]));
+      }
+  }
+  stf_destroy(&cat);
+  for (stf_sf &p : parts) stf_destroy(&p);
 }
 
 // Per root: 0..3 entries at offsets laid out backwards with gaps.
