@@ -15,9 +15,10 @@
 //   my off-node receivers. The sender packs into a staging buffer, puts the
 //   message, flushes (so the data is there before the signal), then writes
 //   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
-//   whose request it only tests later (with MPICH the target applies it
-//   when it next calls MPI); the receiver polls its own window memory after
-//   MPI_Win_sync and returns credits the same way.
+//   flushed locally at once, except with MPICH, whose flush waits for the
+//   target's next MPI call: there its request is only tested later; the
+//   receiver polls its own window memory after MPI_Win_sync and returns
+//   credits the same way.
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
 //   goes by MPI point-to-point. Both ends decide alike (they know the
@@ -220,9 +221,10 @@ class PutSignalTransport final : public Transport {
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   int pending_ = 0;                   // staged messages not written yet, in all of them
   // Signals and credits on their way (MPI_Raccumulate), their values kept
-  // here until MPI completes them. Nothing waits for them: MPICH applies an
-  // accumulate only when the target calls into MPI, so a blocking flush
+  // here until MPI completes them. With MPICH nothing waits for them: it
+  // applies an accumulate only when the target calls into MPI, so a flush
   // would wait for a peer that may never come (and defeat the timeout).
+  // Other MPIs flush locally at once (accumulate).
   struct Signal {
     std::uint64_t value;
     MPI_Request req;
@@ -479,9 +481,17 @@ int PutSignalTransport::accumulate(int rank, MPI_Aint disp, std::uint64_t value)
   Signal &s = signals_.emplace_back(Signal{value, MPI_REQUEST_NULL});
   const int rc =
       MPI_Raccumulate(&s.value, 1, MPI_UINT64_T, rank, disp, 1, MPI_UINT64_T, MPI_REPLACE, rma_win_, &s.req);
-  if (rc == MPI_SUCCESS) return STF_SUCCESS;
-  signals_.pop_back();
-  return mpi_error(rc, "MPI_Raccumulate");
+  if (rc != MPI_SUCCESS) {
+    signals_.pop_back();
+    return mpi_error(rc, "MPI_Raccumulate");
+  }
+#ifndef MPICH_VERSION
+  // Open MPI's osc/pt2pt (between hosts) sends an operation only at a
+  // synchronisation; a local flush returns without the target. MPICH sends
+  // at once, and its flush would wait for the target (see signals_).
+  STF_MPI(MPI_Win_flush_local(rank, rma_win_));
+#endif
+  return STF_SUCCESS;
 }
 
 int PutSignalTransport::reap_signals() {
