@@ -1,6 +1,5 @@
 // Helpers shared by the graph algebra constructions (see algebra.h).
 #include <algorithm>
-#include <climits>
 
 #include "algebra/algebra.h"
 #include "core/error.h"
