@@ -428,7 +428,9 @@ void intercommunicator(Checker &ck) {
   // The other group's leader, in MPI_COMM_WORLD: rank 1 for the evens, 0 for the odds.
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 77, &inter);
   stf_sf sf = nullptr;
-  if (ck.code(stf_create(inter, &sf), STF_ERR_ARG, "stf_create")) ck.has_message("intercommunicator");
+  if (ck.code(stf_create(inter, &sf), STF_ERR_ARG, "stf_create"))
+    ck.check(std::strstr(stf_last_error_message(), "intercommunicator") != nullptr,
+             "the message does not name the intercommunicator: %s", stf_last_error_message());
   ck.check(sf == nullptr, "a refused stf_create leaves the handle NULL");
   if (sf) stf_destroy(&sf);
   MPI_Comm_free(&inter);
