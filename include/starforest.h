@@ -48,9 +48,16 @@
  *     error on all (the largest code) instead of a hang; the same allreduce
  *     checks that every rank's unit has the same size (STF_ERR_ARG).
  *     It costs that allreduce per operation. Without it, units of
- *     different sizes are the caller's error: the two-sided transports
- *     report a truncated message (STF_ERR_MPI) on the receiver, the
- *     one-sided ones (window, putsignal) may write past its buffers.
+ *     different sizes are the caller's error, and no transport writes past
+ *     a buffer: basic and collective report a truncated message
+ *     (STF_ERR_MPI) on the rank receiving the longer one; window moves
+ *     what fits and fails the end (STF_ERR_ARG) on the rank whose message
+ *     differs from its target's; putsignal notices nothing (leaves or
+ *     roots then hold wrong values) and may wait for ever where one side's
+ *     message fits its region and the other's does not; neighbor, under
+ *     Open MPI 4.1, aborts the job (its truncation goes to
+ *     MPI_COMM_WORLD's handler). A shorter message than the receiver
+ *     expects goes unnoticed by basic.
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.

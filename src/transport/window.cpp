@@ -25,9 +25,12 @@
 //   message instead, tagged per direction; both ends post theirs in begin
 //   order, as they do the address messages.
 // - Each operation, every target sends each origin the address of that
-//   origin's receive slice, or that it wants a message (two MPI_Aint per
-//   peer): the buffers a request slot uses, and the slot itself, are chosen
-//   per rank.
+//   origin's receive slice, or that it wants a message, and the slice's
+//   size (two MPI_Aint per peer): the buffers a request slot uses, and the
+//   slot itself, are chosen per rank. An origin whose message has another
+//   size (the ranks' units differ) never writes past the slice: it moves
+//   what fits, finishes the synchronisation as usual (so no rank hangs) and
+//   its end fails with STF_ERR_ARG.
 // - Messages of any size: puts and messages above INT_MAX bytes go through
 //   large_count.h (puts of at most 1 GiB each; messages by MPI-4 _c calls
 //   or one derived type).
@@ -90,16 +93,20 @@ constexpr std::size_t max_regions = 32;
 
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
-// Per operation slot and direction.
 // Per operation slot and direction. A target tells each origin, per
-// message, {address of its slice, 1} (put it there) or {0, 0} (no
-// attachment could be had: send it as a message).
+// message, {address of its slice, bytes + 1} (put it there) or
+// {0, -(bytes + 1)} (no attachment could be had: send it as a message).
 struct WindowChannel : ChannelState {
   std::vector<MPI_Aint> my_addresses;  // 2 per origin: of my receive slices
   std::vector<MPI_Aint> addresses;     // 2 per target: of my targets' slices for me
   std::vector<MPI_Request> address_sends, address_recvs, done_sends, done_recvs, data_sends, data_recvs;
   std::vector<int> regions;  // attachments in use until the receive ends
+  int mismatch_rank = -1;    // origin side: a target whose slice differs in size from my message
+  std::size_t mismatch_sent = 0, mismatch_expected = 0;
 };
+
+// The size a target announced for its slice, and whether it is attached.
+std::size_t announced_bytes(MPI_Aint flag) { return static_cast<std::size_t>((flag < 0 ? -flag : flag) - 1); }
 
 std::size_t message_bytes(const Messages &m, int k, std::size_t unit_bytes) {
   return static_cast<std::size_t>(m.size(k)) * unit_bytes;
@@ -165,7 +172,11 @@ class WindowTransport : public Transport {
     st.done_recvs.clear();
     st.data_recvs.clear();
     for (int k = 0; k < m.count(); k++) {
-      if (!st.my_addresses[2 * k + 1]) {
+      const auto bytes = static_cast<MPI_Aint>(message_bytes(m, k, ub));
+      if (st.my_addresses[2 * k + 1]) {
+        st.my_addresses[2 * k + 1] = bytes + 1;
+      } else {
+        st.my_addresses[2 * k + 1] = -(bytes + 1);
         st.data_recvs.emplace_back();
         STF_CHECK(irecv_bytes(recv[k], message_bytes(m, k, ub), m.ranks[k], comm_.transport_tag(tag_data[di]),
                               comm_.comm, &st.data_recvs.back()));
@@ -199,9 +210,17 @@ class WindowTransport : public Transport {
     }
     if (sync_ == WindowSync::pscw && m.count() > 0) STF_MPI(MPI_Win_start(target_group_[di], 0, win_));
     STF_CHECK(wait_all(&st.address_recvs));
+    st.mismatch_rank = -1;
     for (int k = 0; k < m.count(); k++) {
-      const std::size_t bytes = message_bytes(m, k, ub);
-      if (!st.addresses[2 * k + 1]) {
+      std::size_t bytes = message_bytes(m, k, ub);
+      const std::size_t expected = announced_bytes(st.addresses[2 * k + 1]);
+      if (bytes != expected && st.mismatch_rank < 0) {
+        st.mismatch_rank = m.ranks[k];
+        st.mismatch_sent = bytes;
+        st.mismatch_expected = expected;
+      }
+      bytes = std::min(bytes, expected);
+      if (st.addresses[2 * k + 1] < 0) {
         st.data_sends.emplace_back();
         STF_CHECK(isend_bytes(send[k], bytes, m.ranks[k], comm_.transport_tag(tag_data[di]), comm_.comm,
                               &st.data_sends.back()));
@@ -245,7 +264,8 @@ class WindowTransport : public Transport {
     WindowChannel &st = c.get<WindowChannel>();
     STF_CHECK(wait_all(&st.address_sends));
     STF_CHECK(wait_all(&st.data_sends));
-    return wait_all(&st.done_sends);
+    STF_CHECK(wait_all(&st.done_sends));
+    return size_mismatch(st);
   }
 
   // fence: the data is known to be there only after the fence, a collective
@@ -260,10 +280,23 @@ class WindowTransport : public Transport {
     WindowChannel &st = c.get<WindowChannel>();
     STF_CHECK(test_all(&st.address_sends, done));
     if (*done) STF_CHECK(test_all(&st.data_sends, done));
-    return *done ? test_all(&st.done_sends, done) : STF_SUCCESS;
+    if (*done) STF_CHECK(test_all(&st.done_sends, done));
+    return *done ? size_mismatch(st) : STF_SUCCESS;
   }
 
  private:
+  // The error of an operation whose message to some target had another size
+  // than the target's slice (reported once the operation is complete).
+  static int size_mismatch(WindowChannel &st) {
+    if (st.mismatch_rank < 0) return STF_SUCCESS;
+    const int rank = st.mismatch_rank;
+    st.mismatch_rank = -1;
+    return set_error(STF_ERR_ARG,
+                     "window transport: rank %d expected %zu bytes from this rank, which had %zu to send (the "
+                     "ranks' units differ in size; -stf_debug 1 checks this in every begin)",
+                     rank, st.mismatch_expected, st.mismatch_sent);
+  }
+
   struct Region {
     void *base = nullptr;
     std::size_t bytes = 0;
