@@ -1,11 +1,19 @@
-// Migration: every point names its new rank. Each rank's arrivals are the
-// multi-roots of one root per rank that all points point at: the multi-SF
-// hands out its slots in (leaf rank, leaf slot) order, which is the promised
-// (source rank, source index) numbering. Its inverse moves the points.
+// Migration: every point names its new rank. Each rank tells each target
+// the indices of its points going there, ascending, by the set-up's own
+// discovery (NBX by default: no rank learns more than its own peers); a
+// rank's arrivals are then numbered by (source rank, source index), its own
+// points among them in their rank's place, and each arrival is a leaf
+// reading its point at the source. Both ends then know every message, so
+// the plan is written down directly, as for patterns: set-up discovers
+// nothing again.
+#include <limits>
+#include <memory>
 #include <vector>
 
 #include "algebra/algebra.h"
 #include "core/error.h"
+#include "plan/discovery.h"
+#include "plan/plan.h"
 
 using namespace stf;
 
@@ -25,15 +33,63 @@ extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *t
                      what, i, rank, target[i], size);
   STF_CHECK(agree(comm, rc));
 
-  std::vector<stf_node> to(npoints);
-  for (stf_int i = 0; i < npoints; i++) to[i] = {target[i], 0};
-  Options opts;
-  STF_CHECK(default_options(all_option_specs(), &opts));
-  stf_sf arrivals = nullptr, multi = nullptr;
-  STF_CHECK(new_sf(comm, opts, 1, npoints, nullptr, to.data(), &arrivals));
-  rc = stf_get_multi_sf(arrivals, &multi);  // owned by arrivals
-  if (!rc) rc = stf_create_inverse(multi, out);
-  if (!rc && nnew) *nnew = multi->nroots;
-  stf_destroy(&arrivals);
-  return rc;
+  // Counting sort of my points by target: per other rank, its indices.
+  std::vector<stf_int> first(size + 1, 0);
+  for (stf_int i = 0; i < npoints; i++) first[target[i] + 1]++;
+  for (int p = 0; p < size; p++) first[p + 1] += first[p];
+  std::vector<stf_int> by_target(npoints);
+  {
+    std::vector<stf_int> next(first.begin(), first.end() - 1);
+    for (stf_int i = 0; i < npoints; i++) by_target[next[target[i]]++] = i;
+  }
+  Messages going;
+  for (int p = 0; p < size; p++) {
+    if (p == rank || first[p] == first[p + 1]) continue;
+    going.ranks.push_back(p);
+    going.idx.insert(going.idx.end(), by_target.begin() + first[p], by_target.begin() + first[p + 1]);
+    going.offset.push_back(static_cast<stf_int>(going.idx.size()));
+  }
+
+  STF_CHECK(stf_create(comm, out));
+  stf_sf sf = *out;
+  Messages coming;  // per source rank (ascending), the indices of its points that come here
+  rc = agree(sf->comm, discover(*sf, sf->opts.twosided, going, &coming));
+  // Leaves in (source rank, source index) order, my own points in my place.
+  auto plan = std::make_unique<Plan>();
+  plan->root = going;
+  std::vector<stf_node> from;
+  from.reserve(coming.idx.size() + (first[rank + 1] - first[rank]));
+  const auto mine = [&] {
+    for (stf_int k = first[rank]; k < first[rank + 1]; k++) {
+      plan->self_leaf_idx.push_back(static_cast<stf_int>(from.size()));
+      plan->self_root_idx.push_back(by_target[k]);
+      from.push_back({rank, by_target[k]});
+    }
+  };
+  bool mine_done = false;
+  for (int k = 0; k < coming.count() && !rc; k++) {
+    if (!mine_done && coming.ranks[k] > rank) mine(), mine_done = true;
+    plan->leaf.ranks.push_back(coming.ranks[k]);
+    for (stf_int j = coming.offset[k]; j < coming.offset[k + 1]; j++) {
+      plan->leaf.idx.push_back(static_cast<stf_int>(from.size()));
+      from.push_back({coming.ranks[k], coming.idx[j]});
+    }
+    plan->leaf.offset.push_back(static_cast<stf_int>(plan->leaf.idx.size()));
+  }
+  if (!mine_done) mine();
+  const bool too_many = from.size() > static_cast<std::size_t>(std::numeric_limits<stf_int>::max());
+  const auto nfrom = static_cast<stf_int>(from.size());
+  if (!rc)
+    rc = agree(sf->comm, too_many ? set_error(STF_ERR_ARG, "%s: %zu points arrive on rank %d, more than stf_int holds",
+                                              what, from.size(), rank)
+                                  : stf_set_graph(sf, npoints, nfrom, nullptr, STF_COPY_VALUES, from.data(),
+                                                  STF_COPY_VALUES));
+  if (!rc) rc = finish_plan(*sf, *sf, sf->opts, plan.get());
+  if (!rc) rc = install_plan(sf, std::move(plan));
+  if (rc) {
+    stf_destroy(out);
+    return rc;
+  }
+  if (nnew) *nnew = nfrom;
+  return STF_SUCCESS;
 } STF_API_CATCH
