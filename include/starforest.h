@@ -75,7 +75,7 @@
  *   peer's operation may have succeeded or may wait for messages never sent.
  * - A request handle is valid from its begin to its end. A stale copy of an
  *   ended request gives STF_ERR_REQUEST, also once its slot serves a newer
- *   operation (handles carry the slot's generation, modulo 256).
+ *   operation (handles carry the slot's generation, modulo 65,536).
  *
  * Threads
  * - The library calls MPI from the threads that call it, so it needs the

@@ -78,6 +78,9 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
     pick = new (std::nothrow) stf_request_s;
     if (!pick) return set_error(STF_ERR_MEMORY, "cannot allocate a request");
     mover.pool.push_back(pick);
+    if (reinterpret_cast<std::uintptr_t>(pick) & kGenerationBits)  // never seen: see request.h
+      return set_error(STF_ERR_INTERNAL, "a request slot at address %p: its handle cannot carry a generation",
+                       static_cast<void *>(pick));
   }
   pick->busy = true;
   pick->generation++;
@@ -113,7 +116,7 @@ namespace {
 stf_request slot_of(Engine &owner, stf_request handle) {
   const auto bits = reinterpret_cast<std::uintptr_t>(handle);
   const auto slot = reinterpret_cast<stf_request>(bits & ~kGenerationBits);
-  if (!slot->busy || slot->owner != &owner || (slot->generation & kGenerationBits) != (bits & kGenerationBits))
+  if (!slot->busy || slot->owner != &owner || generation_tag(slot->generation) != (bits & kGenerationBits))
     return nullptr;
   return slot;
 }

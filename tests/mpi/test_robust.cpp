@@ -289,6 +289,19 @@ void stale_request(Checker &ck) {
   for (stf_int i = 0; i < n; i++) wrong += leaves[i] != 100 * next + i + 7;
   ck.check(wrong == 0, "operation 2: %d wrong leaves", wrong);
   ck.code(stf_bcast_end(sf, &req), STF_ERR_REQUEST, "end 2 again");
+  // The handle carries more of the generation than the 8 bits the slot's
+  // alignment leaves: a copy 256 uses old is still stale.
+  ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin 3");
+  stale = req;
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end 3");
+  for (int k = 0; k < 255; k++) {
+    ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin");
+    ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end");
+  }
+  ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS,
+          "begin 259 (the slot's 256th reuse since begin 3)");
+  ck.code(stf_bcast_end(sf, &stale), STF_ERR_REQUEST, "end with a copy of request 3, 256 uses old");
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end 259");
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
