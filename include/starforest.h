@@ -32,8 +32,10 @@
  *   error; the rank that found it has its own message, the others say which
  *   rank failed or that another rank's graph is wrong):
  *     stf_setup, and the set-up done by an SF's first operation, for a root
- *     offset past its owner's nroots (STF_ERR_OFFSET) while -stf_validate
- *     is on (the default);
+ *     offset past its owner's nroots (STF_ERR_OFFSET) and for running out
+ *     of memory while building the plan (STF_ERR_MEMORY), while
+ *     -stf_validate is on (the default); memory that runs out later, in
+ *     the transport's set-up, is local;
  *     the graph algebra calls and stf_create_from_matching_indices: every
  *     error, argument checks included (an input SF they set up has its root
  *     offsets checked on every rank, whatever -stf_validate says);

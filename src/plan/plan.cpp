@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <new>
 #include <numeric>
 
 #include "core/error.h"
@@ -43,8 +44,11 @@ void group_leaves(int me, const Graph &g, Plan *plan, Messages *wanted) {
 }
 
 // Root offsets asked for must exist. Always checked locally (so a bad graph
-// never corrupts memory); with -stf_validate the verdict is made collective.
-int check_root_offsets(const Comm &comm, const Graph &g, bool validate, const Plan &plan) {
+// never corrupts memory); with -stf_validate the verdict is made collective,
+// together with `earlier`, a failure of this rank's plan so far (out of
+// memory), so that the ranks fail together instead of some waiting in the
+// transport's set-up or the first operation for a rank that gave up.
+int agree_on_plan(const Comm &comm, const Graph &g, bool validate, const Plan &plan, int earlier) {
   int bad = -1, badrank = -1;
   for (int k = 0; k < plan.root.count() && bad < 0; k++)
     for (stf_int j = plan.root.offset[k]; j < plan.root.offset[k + 1]; j++)
@@ -54,11 +58,14 @@ int check_root_offsets(const Comm &comm, const Graph &g, bool validate, const Pl
       }
   for (stf_int r : plan.self_root_idx)
     if (r >= g.nroots && bad < 0) bad = r, badrank = comm.rank;
-  int local = bad >= 0, any = local;
+  // 2: out of memory here, 1: a bad offset here.
+  int local = earlier ? 2 : bad >= 0 ? 1 : 0, any = local;
   if (validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm.comm));
+  if (earlier) return earlier;
   if (local)
     return set_error(STF_ERR_OFFSET, "rank %d has a leaf on root %d of rank %d, which owns only %d roots",
                      badrank, bad, comm.rank, g.nroots);
+  if (any == 2) return set_error(STF_ERR_MEMORY, "set-up: another rank ran out of memory");
   if (any) return set_error(STF_ERR_OFFSET, "another rank's graph has a root offset past its owner's nroots");
   return STF_SUCCESS;
 }
@@ -122,14 +129,28 @@ void classify(Plan *plan, bool optimise) {
 
 int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan) {
   Messages wanted;
-  group_leaves(comm.rank, g, plan, &wanted);
+  int rc = STF_SUCCESS;
+  try {
+    group_leaves(comm.rank, g, plan, &wanted);
+  } catch (const std::bad_alloc &) {
+    // Still take part in the discovery, asking for nothing: the others'
+    // requests to this rank are matched and the failure agreed below.
+    rc = set_error(STF_ERR_MEMORY, "set-up: out of memory sorting %d leaves by root rank", g.nleaves);
+    wanted = Messages();
+    *plan = Plan();
+  }
   STF_CHECK(discover(comm, opts.twosided, wanted, &plan->root));
-  return finish_plan(comm, g, opts, plan);
+  return finish_plan(comm, g, opts, plan, rc);
 }
 
-int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan) {
-  STF_CHECK(check_root_offsets(comm, g, opts.validate, *plan));
-  classify(plan, opts.pack_opt);
+int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier) {
+  int rc = earlier;
+  if (!rc) try {
+      classify(plan, opts.pack_opt);
+    } catch (const std::bad_alloc &) {
+      rc = set_error(STF_ERR_MEMORY, "set-up: out of memory analysing the message index lists");
+    }
+  STF_CHECK(agree_on_plan(comm, g, opts.validate, *plan, rc));
   plan->self_position = static_cast<int>(
       std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), comm.rank) - plan->root.ranks.begin());
   return STF_SUCCESS;

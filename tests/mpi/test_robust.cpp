@@ -1,5 +1,6 @@
 // Failures that must leave the program in control: allocation failures
-// come back as STF_ERR_MEMORY (no exception crosses the C API), leaf slots
+// come back as STF_ERR_MEMORY (no exception crosses the C API; set-up's
+// agreed on every rank when one rank runs out), leaf slots
 // and matrix sizes that overflow stf_int are refused, a failed operation
 // leaves its SF usable, a stale copy of an ended request is refused, the
 // graph algebra on a bad graph fails on every rank, -stf_debug 1 makes
@@ -108,6 +109,24 @@ void out_of_memory(Checker &ck) {
     rc = stf_setup(big);
   }
   if (ck.code(rc, STF_ERR_MEMORY, "stf_setup under a 16 MiB address-space margin")) ck.has_message("stf_setup");
+  ck.code(stf_setup(big), STF_SUCCESS, "stf_setup with memory again");
+  ck.code(stf_destroy(&big), STF_SUCCESS, "stf_destroy");
+
+  // Rank 0 alone runs out: with -stf_validate on (the default) every rank
+  // fails, instead of the others going on to wait for rank 0.
+  ck.context("stf_setup out of memory on rank 0 only");
+  ck.code(stf_create(MPI_COMM_WORLD, &big), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_graph(big, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_USE_POINTER), STF_SUCCESS,
+          "stf_set_graph");
+  {
+    AddressLimit limit(me == 0 ? 16 << 20 : 1L << 40);
+    rc = stf_setup(big);
+  }
+  if (ck.code(rc, STF_ERR_MEMORY, "stf_setup, rank 0 under a 16 MiB address-space margin")) {
+    const char *says = me == 0 ? "out of memory" : "another rank ran out of memory";
+    ck.check(std::strstr(stf_last_error_message(), says) != nullptr, "the message does not say \"%s\": %s", says,
+             stf_last_error_message());
+  }
   ck.code(stf_setup(big), STF_SUCCESS, "stf_setup with memory again");
   ck.code(stf_destroy(&big), STF_SUCCESS, "stf_destroy");
 
