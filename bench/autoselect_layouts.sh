@@ -4,26 +4,31 @@
 # cluster's lock, taken down afterwards), then the table and the plot.
 #   bench/autoselect_layouts.sh OUTDIR [autoselect options...]
 # Writes OUTDIR/{1x4,2x2,4x2}.json, OUTDIR/table.txt and OUTDIR/scatter.png.
-# Two models judged by the same measurements: the baseline
-# (--baseline-profile) is share/profiles/cluster-2hosts-4ranks.json, the
-# library's model as it is; the profile (--profile) is the same with
-# maxrate.node_gap set to its other-node gap, which adds the messages
-# leaving a node one after another to the strategy model (docs/MODEL.md).
+# Two models judged by the same measurements: the profile (--profile) is
+# share/profiles/cluster-2hosts-4ranks.json for the cluster layouts and
+# share/profiles/vm-1host-4ranks-rpn2.json on one host, the library's model
+# as it is; the baseline (--baseline-profile) is the same profile with its
+# busy steps set to 0, the model without them (docs/MODEL.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: bench/autoselect_layouts.sh OUTDIR [options]}"
 shift
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-shared="$root/share/profiles/cluster-2hosts-4ranks.json"
-/usr/bin/python3 - "$shared" "$out/node-gap-profile.json" <<'PY'
+cluster="$root/share/profiles/cluster-2hosts-4ranks.json"
+host="$root/share/profiles/vm-1host-4ranks-rpn2.json"
+for p in "$cluster" "$host"; do
+  /usr/bin/python3 - "$p" "$out/$(basename "$p" .json)-no-busy-step.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["maxrate"]["node_gap"] = p["postal"]["other_node"]["gap"]
+for c in ("same_node", "other_node"):
+    p["postal"][c]["busy_step"] = 0
 json.dump(p, open(sys.argv[2], "w"), indent=2)
 PY
-args=(--profile "$out/node-gap-profile.json" --baseline-profile "$shared" "$@")
-"$root/scripts/bench" autoselect --ranks 4 --json "$out/1x4.json" "${args[@]}" | tee "$out/1x4.txt"
+done
+args=(--profile "$cluster" --baseline-profile "$out/cluster-2hosts-4ranks-no-busy-step.json" "$@")
+"$root/scripts/bench" autoselect --ranks 4 --json "$out/1x4.json" --profile "$host" \
+  --baseline-profile "$out/vm-1host-4ranks-rpn2-no-busy-step.json" "$@" | tee "$out/1x4.txt"
 flock /tmp/stf-cluster-use.lock bash -c '
   root="$1"; out="$2"; shift 2
   "$root/scripts/cluster" up 4 >/dev/null &&

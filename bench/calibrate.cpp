@@ -151,7 +151,8 @@ m::Postal measure_postal(int partner, const Options &o) {
 }
 
 void print_postal(const char *name, const m::Postal &p) {
-  std::printf("%s: %s, gap %.3f us\n", name, p.measured ? "measured" : "built-in (not measured)", 1e6 * p.gap);
+  std::printf("%s: %s, gap %.3f us, busy step %.3f us\n", name, p.measured ? "measured" : "built-in (not measured)",
+              1e6 * p.gap, 1e6 * p.busy_step);
   for (const m::PostalSegment &s : p.segments)
     std::printf("  from %9.0f B: alpha %8.3f us, 1/beta %8.3f GB/s\n", s.from_bytes, 1e6 * s.alpha,
                 s.beta > 0 ? 1e-9 / s.beta : INFINITY);
@@ -242,6 +243,26 @@ int main(int argc, char **argv) {
       for (const auto &s : samples) std::printf(" (%d, %.0f, %.1f)", s.pairs, s.bytes, 1e6 * s.seconds);
       std::printf("\n");
     }
+  }
+  // Every rank at once: to the next rank of its node (in-node ring), and
+  // to the rank of its place on the next node (ring of nodes).
+  std::vector<std::vector<int>> members(nodes);
+  for (int r = 0; r < size; ++r) members[node[r]].push_back(r);
+  std::vector<int> ring_in_node(size, -1), ring_of_nodes(size, -1);
+  for (int r = 0; r < size; ++r) {
+    const std::vector<int> &mine = members[node[r]], &next = members[(node[r] + 1) % nodes];
+    const size_t place = std::find(mine.begin(), mine.end(), r) - mine.begin();
+    if (mine.size() > 1) ring_in_node[r] = mine[(place + 1) % mine.size()];
+    if (nodes > 1) ring_of_nodes[r] = next[place % next.size()];
+  }
+  if (same > 0) {
+    prof.network.same_node.busy_step = calibrate::busy_step(ring_in_node, o.settings);
+    if (rank == 0) std::printf("busy step in a node (every rank at once, 8 B): %.3f us\n", 1e6 * prof.network.same_node.busy_step);
+  }
+  if (other > 0) {
+    prof.network.other_node.busy_step = calibrate::busy_step(ring_of_nodes, o.settings);
+    if (rank == 0)
+      std::printf("busy step between nodes (every rank at once, 8 B): %.3f us\n", 1e6 * prof.network.other_node.busy_step);
   }
   const int put_peer = other > 0 ? other : same;
   const m::Postal &put_class = other > 0 ? prof.network.other_node : prof.network.same_node;

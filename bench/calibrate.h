@@ -33,6 +33,14 @@ std::vector<double> many_messages(int a, int b, const std::vector<double> &count
 std::vector<stf::model::MaxRateSample> multi_pair(const std::vector<int> &first, const std::vector<int> &second,
                                                   const std::vector<double> &sizes, const Settings &s);
 
+// One exchange step with every rank at once: each rank sends 8 bytes to
+// to[rank] (none if negative) and receives 8 bytes from each rank that
+// sends to it; steps back to back, seconds per step on the slowest rank,
+// the median of the rounds (not the fastest: every rank busy is this
+// measurement's point, and the exchanges it models are timed by medians).
+// On every rank.
+double busy_step(const std::vector<int> &to, const Settings &s);
+
 // An 8-byte MPI_Put completed by MPI_Win_flush, from a to b, in seconds.
 // On rank a.
 double put_flush(int a, int b, const Settings &s);

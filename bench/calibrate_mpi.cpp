@@ -177,6 +177,40 @@ std::vector<stf::model::MaxRateSample> multi_pair(const std::vector<int> &first,
   return out;
 }
 
+double busy_step(const std::vector<int> &to, const Settings &s) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<int> from;
+  for (int r = 0; r < size; ++r)
+    if (to[r] == rank) from.push_back(r);
+  std::vector<double> in(from.size() + 1), out(1, 1.0);
+  std::vector<MPI_Request> req(from.size() + 1);
+  const auto exchange = [&] {
+    int n = 0;
+    for (size_t i = 0; i < from.size(); ++i)
+      MPI_Irecv(&in[i], 1, MPI_DOUBLE, from[i], kTag, MPI_COMM_WORLD, &req[n++]);
+    if (to[rank] >= 0) MPI_Isend(out.data(), 1, MPI_DOUBLE, to[rank], kTag, MPI_COMM_WORLD, &req[n++]);
+    MPI_Waitall(n, req.data(), MPI_STATUSES_IGNORE);
+  };
+  exchange();  // warm-up: connections
+  const double t0 = MPI_Wtime();
+  for (int k = 0; k < 8; ++k) exchange();
+  const double once = bench::max_over_ranks((MPI_Wtime() - t0) / 8, MPI_COMM_WORLD);
+  const long iters = std::max(1L, std::min(100000L, static_cast<long>(s.round_seconds / std::max(once, 1e-7))));
+  std::vector<double> per_step;
+  for (int r = 0; r < s.rounds; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    exchange();
+    const double start = MPI_Wtime();
+    for (long k = 0; k < iters; ++k) exchange();
+    per_step.push_back(bench::max_over_ranks((MPI_Wtime() - start) / iters, MPI_COMM_WORLD));
+  }
+  std::sort(per_step.begin(), per_step.end());
+  sleeping_barrier(MPI_COMM_WORLD);
+  return per_step[per_step.size() / 2];
+}
+
 double put_flush(int a, int b, const Settings &s) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

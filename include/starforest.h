@@ -372,7 +372,7 @@ int stf_view(stf_sf sf, FILE *out);
  * traffic (busiest rank and node), the predicted time of one bcast under
  * every transport and strategy that applies (node-aware ones across nodes
  * only), fastest first, with each one's dominant term (latency, injection,
- * bandwidth, node bandwidth), the position of its messages on the message
+ * bandwidth, node bandwidth, busy step), the position of its messages on the message
  * roofline, and, once the SF has run operations, the measured time per
  * bcast and reduce beside them (the timings of stf_stats). The machine
  * profile is -stf_model_profile FILE (written by scripts/bench calibrate),

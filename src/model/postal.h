@@ -22,7 +22,13 @@ struct PostalSegment {
 struct Postal {
   std::vector<PostalSegment> segments;  // sorted by from_bytes; the first starts at 0
   double gap = 0;                       // seconds per further message of a rank
-  bool measured = false;                // false: built-in or copied values
+  // Seconds of one exchange step with every rank busy at once (each sends
+  // a small message to a rank of this class and receives one), back to
+  // back, the slowest rank's: the least a step of an exchange takes where
+  // ranks share cores or a network stack, which a ping-pong between two
+  // otherwise idle ranks does not see. 0: not measured, no such floor.
+  double busy_step = 0;
+  bool measured = false;  // false: built-in or copied values
 
   // The segment that holds n bytes (the first one for n below its start).
   const PostalSegment &segment(double bytes) const;

@@ -56,7 +56,11 @@ Json postal_json(const Postal &p) {
   Json segs = Json::array();
   for (const PostalSegment &s : p.segments)
     segs.push(Json::object().set("from_bytes", num(s.from_bytes)).set("alpha", num(s.alpha)).set("beta", num(s.beta)));
-  return Json::object().set("measured", Json::boolean(p.measured)).set("gap", num(p.gap)).set("segments", segs);
+  return Json::object()
+      .set("measured", Json::boolean(p.measured))
+      .set("gap", num(p.gap))
+      .set("busy_step", num(p.busy_step))
+      .set("segments", segs);
 }
 
 Json rates_json(const PackRates &r) {
@@ -181,6 +185,7 @@ class Reader {
 void read_postal(Reader r, Postal *p, std::string *error, const std::string &path) {
   r.boolean("measured", &p->measured);
   r.number("gap", &p->gap);
+  r.number("busy_step", &p->busy_step);
   const Json *segs = r.array("segments");
   if (!segs || !r.ok()) return;
   std::vector<PostalSegment> out;

@@ -16,9 +16,15 @@
 //                                          a profile gives it)
 //   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N),
 //                                          B the bytes leaving the node (max-rate)
-// (zero for m = 0). A strategy's time is the sum of its steps' times, and
-// its dominant term the largest of the four sums: "latency", "injection",
-// "bandwidth" or "node bandwidth" (the B / R_N part won).
+// (zero for m = 0). Steps that run at once form a phase, and a phase takes
+// at least the busy_step of the classes it sends to (Postal::busy_step,
+// measured with every rank exchanging at once; 0 where not measured): what
+// the floor adds is the "busy step" term. A strategy's time is the sum of
+// its steps' times and floors, and its dominant term the largest of the five
+// sums: "latency", "injection", "bandwidth", "node bandwidth" (the B / R_N
+// part won) or "busy step". Phases: standard one (every message at once);
+// 2step two (L with the off-node step, then the redistribution); 3step and
+// split three (L with the gather, the off-node step, the redistribution).
 // The node's gap separates the strategies when a node's messages are
 // costly: every rank of a node sending to every other node (standard,
 // 2step) puts P times more messages through the node than one message per
@@ -78,7 +84,8 @@ const char *strategy_name(Strategy s);
 
 struct Cost {
   double seconds = 0;
-  double latency = 0, injection = 0, bandwidth = 0, node_bandwidth = 0;  // the four sums
+  double latency = 0, injection = 0, bandwidth = 0, node_bandwidth = 0;  // the steps' sums
+  double busy = 0;  // what the phases' busy-step floors add
   const char *dominant = "latency";
 };
 

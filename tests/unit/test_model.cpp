@@ -302,6 +302,52 @@ TEST(ModelTransfer, PutSignalAndCollectiveAddTheirSynchronisation) {
   EXPECT_DOUBLE_EQ(m::put_signal_time(p, m::OneSided{0.2e-6, true}, 0, 0), 0);
 }
 
+// A machine where an exchange step with every rank busy takes 1 ms between
+// nodes and 0.1 ms in a node (ranks sharing cores, TCP), against 50 us and
+// 0.3 us for a ping-pong of idle ranks: each phase pays the excess once,
+// so 2step (two phases) overtakes 3step (three), which the idle-rank terms
+// favour.
+TEST(ModelStrategy, BusyStepsChargeEachPhaseOnce) {
+  m::Network net = network(50e-6, 10, 0.3e-6, 5, 4e-6);
+  m::CommStats st;
+  st.ranks_per_node = 16;
+  st.messages_same_node = 2, st.bytes_same_node = 2 * 1024;
+  st.messages_other_node = 64;
+  st.bytes_other_node = 64 * 1024;
+  st.destination_nodes = 16;
+  st.bytes_leaving_node = 16 * 64 * 1024;
+  st.unique_bytes_leaving_node = st.bytes_leaving_node / 2;
+  st.max_node_pair_bytes = 64 * 1024;
+  const m::Cost idle_standard = m::cost_standard(net, st), idle_two = m::cost_2step(net, st),
+                idle_three = m::cost_3step(net, st);
+  ASSERT_LT(idle_three.seconds, idle_standard.seconds);
+  EXPECT_EQ(idle_standard.busy, 0);
+  net.same_node.busy_step = 0.1e-3;
+  net.other_node.busy_step = 1e-3;
+  const double off = 1e-3 - net.other_node.time(8), in = 0.1e-3 - net.same_node.time(8);
+  const m::Cost standard = m::cost_standard(net, st), two = m::cost_2step(net, st), three = m::cost_3step(net, st);
+  // One phase, charged the larger excess of the classes it sends to.
+  EXPECT_NEAR(standard.seconds, idle_standard.seconds + off, 1e-12);
+  // 2step: L with the off-node step, then the redistribution in the node.
+  EXPECT_NEAR(two.seconds, idle_two.seconds + off + in, 1e-12);
+  // 3step: L with the gather, the off-node step, the redistribution.
+  EXPECT_NEAR(three.seconds, idle_three.seconds + in + off + in, 1e-12);
+  EXPECT_NEAR(three.busy, off + 2 * in, 1e-12);
+  EXPECT_STREQ(three.dominant, "busy step");
+  ASSERT_LT(idle_three.seconds, idle_two.seconds);
+  EXPECT_EQ(m::rank_strategies(net, st, {4096}).front().strategy, m::Strategy::two_step);
+  // Without messages off the node only the in-node excess is paid.
+  m::CommStats local;
+  local.ranks_per_node = 4;
+  local.messages_same_node = 1, local.bytes_same_node = 8;
+  EXPECT_NEAR(m::cost_standard(net, local).seconds, 0.1e-3, 1e-12);
+  EXPECT_NEAR(m::cost_3step(net, local).seconds, 0.1e-3, 1e-12);
+  // A busy step below the idle latency (a noisy calibration) charges nothing.
+  net.other_node.busy_step = 1e-9;
+  net.same_node.busy_step = 1e-9;
+  EXPECT_DOUBLE_EQ(m::cost_standard(net, st).seconds, idle_standard.seconds);
+}
+
 TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   m::Profile p = m::default_profile();
   p.machine = "node7, \"quoted\" CPU\\name";
@@ -313,6 +359,7 @@ TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   p.ranks_per_node = 2;
   p.network.same_node.segments = {{0, 1.0 / 3 * 1e-6, 1 / 7e9}, {8192, 2.5e-6, 1 / 9e9}};
   p.network.same_node.measured = true;
+  p.network.other_node.busy_step = 1.0 / 7 * 1e-3;
   p.network.off_node.node_rate = 1e10 / 3;
   p.network.off_node.pairs_measured = 2;
   p.host_pack.pack[2] = 1.234567890123e9;
@@ -330,6 +377,7 @@ TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(q.network.same_node.segments[0].alpha, p.network.same_node.segments[0].alpha);  // exact
   EXPECT_EQ(q.network.same_node.segments[1].from_bytes, 8192);
   EXPECT_EQ(q.network.off_node.node_rate, p.network.off_node.node_rate);
+  EXPECT_EQ(q.network.other_node.busy_step, p.network.other_node.busy_step);
   EXPECT_EQ(q.host_pack.pack[2], p.host_pack.pack[2]);
   EXPECT_EQ(q.device_name, "emu");
   EXPECT_EQ(m::profile_to_json(q), text);  // and everything else
