@@ -54,9 +54,10 @@
  *     a buffer: basic and collective report a truncated message
  *     (STF_ERR_MPI) on the rank receiving the longer one; window moves
  *     what fits and fails the end (STF_ERR_ARG) on the rank whose message
- *     differs from its target's; putsignal notices nothing (leaves or
- *     roots then hold wrong values) and may wait for ever where one side's
- *     message fits its region and the other's does not; neighbor, under
+ *     differs from its target's; putsignal fails the end (STF_ERR_ARG) on
+ *     the receiver, from a size tag in its signal, but waits for ever (or
+ *     until -stf_putsignal_timeout) where one side's message fits its
+ *     region and the other's does not; neighbor, under
  *     Open MPI 4.1, aborts the job (its truncation goes to
  *     MPI_COMM_WORLD's handler). A shorter message than the receiver
  *     expects goes unnoticed by basic.

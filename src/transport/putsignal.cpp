@@ -131,6 +131,8 @@ struct PutChannel : ChannelState {
   int nreceive = 0;
   std::vector<MPI_Request> recvs;  // of large messages (MPI_REQUEST_NULL for the others)
   int nrecvs = 0;
+  int mismatch_rank = -1;  // a sender whose message's size tag is not the expected size
+  std::size_t mismatch_expected = 0;
 };
 
 class PutSignalTransport final : public Transport {
@@ -192,6 +194,7 @@ class PutSignalTransport final : public Transport {
   int accumulate(int rank, MPI_Aint disp, std::uint64_t value);
   int reap_signals();  // frees the signals MPI has completed, oldest first
   bool arrived(const Peer &p, std::uint64_t n);
+  void note_size(PutChannel &c, int k);
   int consume(PutChannel &c, int k);  // return the credit of message k
   // Writes staged messages that now may be; with drain, also moves arrived
   // messages of operations not waited for yet out of their regions.
@@ -454,7 +457,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
   const std::vector<Peer> &peers = senders_of(d);
   s.sends.clear();
   for (std::size_t k = 0; k < peers.size(); k++) switch (s.route[k]) {
-      case Route::region: peers[k].ring.publish(s.seq); break;
+      case Route::region: peers[k].ring.publish(s.seq, peers[k].units * ub); break;
       case Route::staged:
         s.pending[k] = 1;
         s.npending++;
@@ -510,7 +513,7 @@ int PutSignalTransport::put_rma(const Peer &p, std::uint64_t n, const void *data
                   rma_win_));
   STF_MPI(MPI_Win_flush(p.rank, rma_win_));
   const MPI_Aint signal = p.ring_disp + static_cast<MPI_Aint>(slots_ * stride + (n & (slots_ - 1)) * kLine);
-  return accumulate(p.rank, signal, n + 1);
+  return accumulate(p.rank, signal, SlotRing::signal_value(n, bytes));
 }
 
 int PutSignalTransport::write(PutChannel &c, int k) {
@@ -520,7 +523,7 @@ int PutSignalTransport::write(PutChannel &c, int k) {
   if (p.via == Via::heap) {
     if (!p.ring.writable(c.seq, c.previous[k])) return STF_SUCCESS;
     std::memcpy(p.ring.region(c.seq), staged, bytes);
-    p.ring.publish(c.seq);
+    p.ring.publish(c.seq, bytes);
   } else {
     if (!rma_writable(p, c.seq, c.previous[k])) return STF_SUCCESS;
     STF_CHECK(put_rma(p, c.seq, staged, bytes));
@@ -529,6 +532,16 @@ int PutSignalTransport::write(PutChannel &c, int k) {
   c.npending--;
   pending_--;
   return STF_SUCCESS;
+}
+
+// Message k of c has arrived in its region: remember a sender whose size
+// tag says another size than expected (reported by wait_send, the
+// operation's last call).
+void PutSignalTransport::note_size(PutChannel &c, int k) {
+  const Peer &p = receivers_of(c.dir)[k];
+  if (c.mismatch_rank >= 0 || p.ring.has_size(c.seq, p.units * c.unit_bytes)) return;
+  c.mismatch_rank = p.rank;
+  c.mismatch_expected = p.units * c.unit_bytes;
 }
 
 bool PutSignalTransport::arrived(const Peer &p, std::uint64_t n) {
@@ -558,6 +571,7 @@ int PutSignalTransport::progress(bool drain) {
     for (std::size_t k = 0; k < peers.size(); k++) {
       const Peer &p = peers[k];
       if (c->held[k] != Held::no || large(p, c->unit_bytes) || !arrived(p, c->seq)) continue;
+      note_size(*c, static_cast<int>(k));
       std::memcpy(c->spill.data() + m.offset[k] * c->unit_bytes, p.ring.region(c->seq), p.units * c->unit_bytes);
       STF_CHECK(consume(*c, static_cast<int>(k)));
       c->held[k] = Held::spilled;
@@ -596,7 +610,10 @@ int PutSignalTransport::wait_recv(Channel &c) {
     STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));
     // Taken where it is: waiting for the next peer's message may spill
     // others, not this one.
-    if (s.held[k] == Held::no) s.held[k] = Held::in_region;
+    if (s.held[k] == Held::no) {
+      s.held[k] = Held::in_region;
+      note_size(s, static_cast<int>(k));
+    }
     s.data[k] = s.held[k] == Held::spilled ? spilled : p.ring.region(s.seq);
   }
   s.waited = true;
@@ -641,7 +658,15 @@ int PutSignalTransport::wait_send(Channel &c) {
   if (!s.sends.empty()) STF_MPI(MPI_Waitall(static_cast<int>(s.sends.size()), s.sends.data(), MPI_STATUSES_IGNORE));
   s.sends.clear();
   s.seq_set = false;
-  return STF_SUCCESS;
+  // A message of another size, reported once the operation is complete
+  // and its regions given back, so that the SF stays usable.
+  if (s.mismatch_rank < 0) return STF_SUCCESS;
+  const int rank = s.mismatch_rank;
+  s.mismatch_rank = -1;
+  return set_error(STF_ERR_ARG,
+                   "putsignal transport: the message from rank %d has another size than the %zu bytes expected (the "
+                   "ranks' units differ in size; -stf_debug 1 checks this in every begin)",
+                   rank, s.mismatch_expected);
 }
 
 }  // namespace

@@ -13,9 +13,12 @@
 //   sender:   wait until credit(n) >= p, where p - 1 is the sequence number
 //             of the region's previous message (the receiver is done with
 //             it; p = 0: none), write the region, store signal(n) = n + 1
-//             (release);
-//   receiver: wait until signal(n) == n + 1 (acquire), read the region,
+//             (release), with a 16-bit tag of the message's size in the top
+//             bits;
+//   receiver: wait until signal(n) carries n + 1 (acquire), read the region,
 //             store credit(n) = n + 1 (release).
+// The size tag lets the receiver notice a message of another size than it
+// expects (ranks passing units of different sizes) without a word more.
 // A region's messages are written and read in sequence order, so words only
 // grow, and a value names its sequence number: a late or early signal is
 // never taken for the current one. Nothing here blocks: callers poll with a
@@ -63,9 +66,25 @@ struct SlotRing {
   bool writable(std::uint64_t n, std::uint64_t previous) const {
     return previous == 0 || __atomic_load_n(credit(n), __ATOMIC_ACQUIRE) >= previous;
   }
-  void publish(std::uint64_t n) const { __atomic_store_n(signal(n), n + 1, __ATOMIC_RELEASE); }
+  // Signals: n + 1 below bit 48 (2^48 operations per direction), the size
+  // tag above.
+  static constexpr std::uint64_t kSequenceBits = (std::uint64_t(1) << 48) - 1;
+  static std::uint64_t size_tag(std::size_t bytes) {
+    return (static_cast<std::uint64_t>(bytes) * 0x9e3779b97f4a7c15ull) >> 48;  // a multiplicative hash
+  }
+  static std::uint64_t signal_value(std::uint64_t n, std::size_t bytes) { return (n + 1) | size_tag(bytes) << 48; }
+  void publish(std::uint64_t n, std::size_t bytes) const {
+    __atomic_store_n(signal(n), signal_value(n, bytes), __ATOMIC_RELEASE);
+  }
   // Receiver.
-  bool arrived(std::uint64_t n) const { return __atomic_load_n(signal(n), __ATOMIC_ACQUIRE) == n + 1; }
+  bool arrived(std::uint64_t n) const {
+    return (__atomic_load_n(signal(n), __ATOMIC_ACQUIRE) & kSequenceBits) == n + 1;
+  }
+  // Once arrived(n): whether message n has `bytes` bytes (up to the tag's
+  // 16 bits: sizes whose hashes collide pass).
+  bool has_size(std::uint64_t n, std::size_t bytes) const {
+    return __atomic_load_n(signal(n), __ATOMIC_ACQUIRE) >> 48 == size_tag(bytes);
+  }
   void consumed(std::uint64_t n) const { __atomic_store_n(credit(n), n + 1, __ATOMIC_RELEASE); }
 
  private:

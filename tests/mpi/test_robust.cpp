@@ -236,7 +236,9 @@ void csr_input(Checker &ck) {
 // message than it posted for (MPI_ERR_TRUNCATE); window fails on every
 // origin whose message differs in size from the target's slice (rank 0 in
 // both directions of the ring) and moves only what fits; putsignal's
-// regions hold either message, and it notices nothing. neighbor is left
+// regions hold either message, and the size tag of its signal fails the
+// receiver's end (rank 0 receives the longer message in the bcast and the
+// shorter one in the reduce). neighbor is left
 // out: Open MPI 4.1's neighbourhood collectives raise the truncation on
 // MPI_COMM_WORLD's handler, which aborts the job.
 void failed_operation(Checker &ck) {
@@ -251,7 +253,8 @@ void failed_operation(Checker &ck) {
                {"-stf_type window -stf_window_sync fence", STF_ERR_ARG},
                {"-stf_type window -stf_window_sync lock", STF_ERR_ARG},
                {"-stf_type window -stf_window_sync pscw", STF_ERR_ARG},
-               {"-stf_type putsignal", STF_SUCCESS}};
+               {"-stf_type putsignal", STF_ERR_ARG},
+               {"-stf_type putsignal -stf_ranks_per_node 1", STF_ERR_ARG}};  // every peer through MPI RMA
   for (const auto &c : cases) {
     ck.context(std::string("bcast with mismatched units, ") + c.options);
     stf_sf sf = ring(ck, n, c.options);

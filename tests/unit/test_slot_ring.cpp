@@ -39,7 +39,7 @@ void exchange(int slots, std::size_t capacity, std::uint64_t messages) {
     while (!ring.writable(n, previous)) std::this_thread::yield();
     unsigned char *w = reinterpret_cast<unsigned char *>(ring.region(n));
     for (std::size_t i = 0; i < 1 + n % capacity; i++) w[i] = pattern(n, i);
-    ring.publish(n);
+    ring.publish(n, 8);
     last[n % slots] = n + 1;
   }
   receiver.join();
@@ -55,14 +55,18 @@ TEST(SlotRing, SignalsNameTheirSequence) {
   std::vector<char> memory(SlotRing::bytes(2, 64) + stf::kLine);
   char *base = memory.data() + (stf::kLine - reinterpret_cast<std::uintptr_t>(memory.data()) % stf::kLine);
   const SlotRing ring = SlotRing::at(base, 2, 64);
-  ring.publish(0);
+  ring.publish(0, 8);
   EXPECT_TRUE(ring.arrived(0));
   EXPECT_FALSE(ring.arrived(2));  // the same region's next message: not yet
   EXPECT_TRUE(ring.writable(2, 0));
   EXPECT_FALSE(ring.writable(2, 1));  // message 0 not read yet
   ring.consumed(0);
   EXPECT_TRUE(ring.writable(2, 1));
-  ring.publish(2);
+  ring.publish(2, 8);
   EXPECT_FALSE(ring.arrived(0));  // an old signal is never taken for the current one
   EXPECT_TRUE(ring.arrived(2));
+  // The signal tells the message's size: a receiver expecting another notices.
+  EXPECT_TRUE(ring.has_size(2, 8));
+  EXPECT_FALSE(ring.has_size(2, 16));
+  EXPECT_FALSE(ring.has_size(2, 4));
 }
