@@ -55,9 +55,9 @@
  *     (STF_ERR_MPI) on the rank receiving the longer one; window moves
  *     what fits and fails the end (STF_ERR_ARG) on the rank whose message
  *     differs from its target's; putsignal fails the end (STF_ERR_ARG) on
- *     the receiver, from a size tag in its signal, but waits for ever (or
- *     until -stf_putsignal_timeout) where one side's message fits its
- *     region and the other's does not; neighbor, under
+ *     the receiver, from a size tag in its signal, but waits for ever
+ *     where one side's message fits its region and the other's does not;
+ *     neighbor, under
  *     Open MPI 4.1, aborts the job (its truncation goes to
  *     MPI_COMM_WORLD's handler). A shorter message than the receiver
  *     expects goes unnoticed by basic.
@@ -78,7 +78,8 @@
  *   peer's operation may have succeeded or may wait for messages never sent.
  * - A request handle is valid from its begin to its end. A stale copy of an
  *   ended request gives STF_ERR_REQUEST, also once its slot serves a newer
- *   operation (handles carry the slot's generation, modulo 65,536).
+ *   operation (handles carry the slot's generation, modulo 65,536; 256
+ *   on 32-bit machines and where the allocator tags pointers' top byte).
  *
  * Threads
  * - The library calls MPI from the threads that call it, so it needs the

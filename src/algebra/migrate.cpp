@@ -33,57 +33,75 @@ extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *t
                      what, i, rank, target[i], size);
   STF_CHECK(agree(comm, rc));
 
-  // Counting sort of my points by target: per other rank, its indices.
-  std::vector<stf_int> first(size + 1, 0);
-  for (stf_int i = 0; i < npoints; i++) first[target[i] + 1]++;
-  for (int p = 0; p < size; p++) first[p + 1] += first[p];
-  std::vector<stf_int> by_target(npoints);
-  {
+  // Counting sort of my points by target: per other rank, its indices. The
+  // local steps turn an exception into a code that the ranks then agree on:
+  // one rank out of memory must not leave the others in a collective.
+  std::vector<stf_int> first, by_target;
+  Messages going;
+  try {
+    first.assign(size + 1, 0);
+    for (stf_int i = 0; i < npoints; i++) first[target[i] + 1]++;
+    for (int p = 0; p < size; p++) first[p + 1] += first[p];
+    by_target.resize(npoints);
     std::vector<stf_int> next(first.begin(), first.end() - 1);
     for (stf_int i = 0; i < npoints; i++) by_target[next[target[i]]++] = i;
+    for (int p = 0; p < size; p++) {
+      if (p == rank || first[p] == first[p + 1]) continue;
+      going.ranks.push_back(p);
+      going.idx.insert(going.idx.end(), by_target.begin() + first[p], by_target.begin() + first[p + 1]);
+      going.offset.push_back(static_cast<stf_int>(going.idx.size()));
+    }
+  } catch (...) {
+    rc = exception_error();
   }
-  Messages going;
-  for (int p = 0; p < size; p++) {
-    if (p == rank || first[p] == first[p + 1]) continue;
-    going.ranks.push_back(p);
-    going.idx.insert(going.idx.end(), by_target.begin() + first[p], by_target.begin() + first[p + 1]);
-    going.offset.push_back(static_cast<stf_int>(going.idx.size()));
-  }
+  STF_CHECK(agree(comm, rc));
 
   STF_CHECK(stf_create(comm, out));
   stf_sf sf = *out;
   Messages coming;  // per source rank (ascending), the indices of its points that come here
-  rc = agree(sf->comm, discover(*sf, sf->opts.twosided, going, &coming));
+  try {
+    rc = discover(*sf, sf->opts.twosided, going, &coming);
+  } catch (...) {
+    rc = exception_error();
+  }
+  rc = agree(sf->comm, rc);
   // Leaves in (source rank, source index) order, my own points in my place.
   auto plan = std::make_unique<Plan>();
-  plan->root = going;
   std::vector<stf_node> from;
-  from.reserve(coming.idx.size() + (first[rank + 1] - first[rank]));
-  const auto mine = [&] {
-    for (stf_int k = first[rank]; k < first[rank + 1]; k++) {
-      plan->self_leaf_idx.push_back(static_cast<stf_int>(from.size()));
-      plan->self_root_idx.push_back(by_target[k]);
-      from.push_back({rank, by_target[k]});
+  int local = STF_SUCCESS;
+  if (!rc) try {
+      plan->root = going;
+      const std::size_t arriving = coming.idx.size() + (first[rank + 1] - first[rank]);
+      if (arriving > static_cast<std::size_t>(std::numeric_limits<stf_int>::max()))
+        local = set_error(STF_ERR_ARG, "%s: %zu points arrive on rank %d, more than stf_int holds", what, arriving,
+                          rank);
+      from.reserve(local ? 0 : arriving);
+      const auto mine = [&] {
+        for (stf_int k = first[rank]; k < first[rank + 1]; k++) {
+          plan->self_leaf_idx.push_back(static_cast<stf_int>(from.size()));
+          plan->self_root_idx.push_back(by_target[k]);
+          from.push_back({rank, by_target[k]});
+        }
+      };
+      bool mine_done = false;
+      for (int k = 0; k < coming.count() && !local; k++) {
+        if (!mine_done && coming.ranks[k] > rank) mine(), mine_done = true;
+        plan->leaf.ranks.push_back(coming.ranks[k]);
+        for (stf_int j = coming.offset[k]; j < coming.offset[k + 1]; j++) {
+          plan->leaf.idx.push_back(static_cast<stf_int>(from.size()));
+          from.push_back({coming.ranks[k], coming.idx[j]});
+        }
+        plan->leaf.offset.push_back(static_cast<stf_int>(plan->leaf.idx.size()));
+      }
+      if (!mine_done && !local) mine();
+    } catch (...) {
+      local = exception_error();
     }
-  };
-  bool mine_done = false;
-  for (int k = 0; k < coming.count() && !rc; k++) {
-    if (!mine_done && coming.ranks[k] > rank) mine(), mine_done = true;
-    plan->leaf.ranks.push_back(coming.ranks[k]);
-    for (stf_int j = coming.offset[k]; j < coming.offset[k + 1]; j++) {
-      plan->leaf.idx.push_back(static_cast<stf_int>(from.size()));
-      from.push_back({coming.ranks[k], coming.idx[j]});
-    }
-    plan->leaf.offset.push_back(static_cast<stf_int>(plan->leaf.idx.size()));
-  }
-  if (!mine_done) mine();
-  const bool too_many = from.size() > static_cast<std::size_t>(std::numeric_limits<stf_int>::max());
   const auto nfrom = static_cast<stf_int>(from.size());
   if (!rc)
-    rc = agree(sf->comm, too_many ? set_error(STF_ERR_ARG, "%s: %zu points arrive on rank %d, more than stf_int holds",
-                                              what, from.size(), rank)
-                                  : stf_set_graph(sf, npoints, nfrom, nullptr, STF_COPY_VALUES, from.data(),
-                                                  STF_COPY_VALUES));
+    rc = agree(sf->comm, local ? local
+                               : stf_set_graph(sf, npoints, nfrom, nullptr, STF_COPY_VALUES, from.data(),
+                                               STF_COPY_VALUES));
   if (!rc) rc = finish_plan(*sf, *sf, sf->opts, plan.get());
   if (!rc) rc = install_plan(sf, std::move(plan));
   if (rc) {

@@ -16,10 +16,11 @@
 //                                          a profile gives it)
 //   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N),
 //                                          B the bytes leaving the node (max-rate)
-// (zero for m = 0). Steps that run at once form a phase, and a phase takes
-// at least the busy_step of the classes it sends to (Postal::busy_step,
-// measured with every rank exchanging at once; 0 where not measured): what
-// the floor adds is the "busy step" term. A strategy's time is the sum of
+// (zero for m = 0). Steps that run at once form a phase, and a phase pays
+// once the busy step's excess over a small message's idle latency,
+// busy_step - T(8), the largest of the classes it sends to
+// (Postal::busy_step, measured with every rank exchanging at once; 0 where
+// not measured): the "busy step" term. A strategy's time is the sum of
 // its steps' times and floors, and its dominant term the largest of the five
 // sums: "latency", "injection", "bandwidth", "node bandwidth" (the B / R_N
 // part won) or "busy step". Phases: standard one (every message at once);

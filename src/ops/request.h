@@ -36,12 +36,13 @@ struct StagedOp;  // an operation of a node-aware strategy (sf/strategy.h)
 }  // namespace stf
 
 // Handles given to the user are a slot's address with 16 bits of its
-// generation (a count of its uses) in bits the address never uses: the 8
-// the alignment leaves free and, on 64-bit machines, the top 8 (user-space
-// addresses stay below 2^56 on every 64-bit platform; acquire_request
-// checks). So a stale copy of an ended request is told from the operation
-// that reuses its slot, unless the slot was reused a multiple of 65,536
-// times since (256 on 32-bit machines).
+// generation (a count of its uses) in bits the address does not use: the 8
+// the alignment leaves free and, on 64-bit machines, the top 8, unless the
+// allocator tags pointers there (AArch64 memory tagging): the first slot
+// made decides, and acquire_request refuses a later slot that disagrees.
+// So a stale copy of an ended request is told from the operation that
+// reuses its slot, unless the slot was reused a multiple of 65,536 times
+// since (256 with the low bits alone).
 struct alignas(256) stf_request_s {
   stf::Engine *owner = nullptr;  // the SF the user called (for gather/scatter: not the multi-SF)
   stf::Engine *mover = nullptr;  // the SF whose plan moves the data
@@ -92,12 +93,13 @@ namespace stf {
 // In this layer an stf_request is a slot; the user holds its handle.
 constexpr std::uintptr_t kGenerationLow = alignof(stf_request_s) - 1;
 constexpr int kGenerationHighShift = sizeof(std::uintptr_t) == 8 ? 56 : 0;  // 0: none
-constexpr std::uintptr_t kGenerationHigh = kGenerationHighShift ? ~std::uintptr_t(0) << kGenerationHighShift : 0;
-constexpr std::uintptr_t kGenerationBits = kGenerationLow | kGenerationHigh;
+// The top byte's bits when handles use it, else 0 (set by the first slot made).
+extern std::uintptr_t generation_high_bits;
+inline std::uintptr_t generation_bits() { return kGenerationLow | generation_high_bits; }
 // A slot's generation as handle bits.
 inline std::uintptr_t generation_tag(unsigned generation) {
   std::uintptr_t tag = generation & kGenerationLow;
-  if (kGenerationHighShift) tag |= (std::uintptr_t(generation) >> 8 << kGenerationHighShift) & kGenerationHigh;
+  if (kGenerationHighShift) tag |= (std::uintptr_t(generation) >> 8 << kGenerationHighShift) & generation_high_bits;
   return tag;
 }
 inline stf_request handle_of(stf_request slot) {

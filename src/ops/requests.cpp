@@ -2,6 +2,7 @@
 // requests survive between operations.
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <new>
 
 #include "core/clock.h"
@@ -58,6 +59,8 @@ void count_wait(stf_request r) {
 
 int deferred_sends_of(MPI_Comm c, DeferredSends **out) { return cached_on(c, out); }
 
+std::uintptr_t generation_high_bits = 0;
+
 int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out) {
   stf_request pick = nullptr;
   if (!mover.idle.empty()) {
@@ -77,10 +80,17 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
     mover.idle.reserve(mover.pool.size() + 1);  // release never allocates
     pick = new (std::nothrow) stf_request_s;
     if (!pick) return set_error(STF_ERR_MEMORY, "cannot allocate a request");
+    static std::once_flag decided;  // whether handles may use the top byte (request.h)
+    std::call_once(decided, [pick] {
+      const std::uintptr_t top = kGenerationHighShift ? ~std::uintptr_t(0) << kGenerationHighShift : 0;
+      generation_high_bits = reinterpret_cast<std::uintptr_t>(pick) & top ? 0 : top;
+    });
+    if (const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(pick); at & generation_bits()) {
+      delete pick;
+      return set_error(STF_ERR_INTERNAL, "a request slot at address %#jx: its handle cannot carry a generation",
+                       static_cast<std::uintmax_t>(at));
+    }
     mover.pool.push_back(pick);
-    if (reinterpret_cast<std::uintptr_t>(pick) & kGenerationBits)  // never seen: see request.h
-      return set_error(STF_ERR_INTERNAL, "a request slot at address %p: its handle cannot carry a generation",
-                       static_cast<void *>(pick));
   }
   pick->busy = true;
   pick->generation++;
@@ -115,8 +125,8 @@ namespace {
 // request of owner (a stale copy carries an older generation).
 stf_request slot_of(Engine &owner, stf_request handle) {
   const auto bits = reinterpret_cast<std::uintptr_t>(handle);
-  const auto slot = reinterpret_cast<stf_request>(bits & ~kGenerationBits);
-  if (!slot->busy || slot->owner != &owner || generation_tag(slot->generation) != (bits & kGenerationBits))
+  const auto slot = reinterpret_cast<stf_request>(bits & ~generation_bits());
+  if (!slot->busy || slot->owner != &owner || generation_tag(slot->generation) != (bits & generation_bits()))
     return nullptr;
   return slot;
 }

@@ -139,8 +139,13 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
     wanted = Messages();
     *plan = Plan();
   }
-  STF_CHECK(discover(comm, opts.twosided, wanted, &plan->root));
-  return finish_plan(comm, g, opts, plan, rc);
+  int found = STF_SUCCESS;
+  try {
+    found = discover(comm, opts.twosided, wanted, &plan->root);
+  } catch (...) {
+    found = exception_error();  // after it has taken part: the others are not left in it
+  }
+  return finish_plan(comm, g, opts, plan, rc ? rc : found);
 }
 
 int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier) {

@@ -41,8 +41,8 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
 // self index vectors filled in, derive the index lists and their analysis
 // (the only place that does; -stf_pack_opt 0 makes every list indexed) and
 // check root offsets. With -stf_validate one allreduce agrees on the offsets
-// and on running out of memory (here, or earlier: `earlier`), so every rank
-// fails; without it both are local. Lets a plan derived from another one
+// and on a failure here (out of memory) or earlier (`earlier`: sorting the
+// leaves, discovery), so every rank fails; without it they are local. Lets a plan derived from another one
 // (sub-SFs, patterns) skip discovery.
 int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier = STF_SUCCESS);
 

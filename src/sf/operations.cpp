@@ -87,14 +87,18 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
 }
 
 // Every begin, end and test is timed into the SF's Engine::timing.
-int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
+// *returned_at (if given): the clock when begin returned, which a blocking
+// call's end takes as its start instead of reading the clock again.
+int begin(stf_sf owner, const OpArgs &a, stf_request *req, unsigned long long *returned_at = nullptr) {
   const unsigned long long t0 = ticks();
   const int rc = begin_untimed(owner, a, req);
   const int k = timing_index(a.kind);
+  const unsigned long long t1 = ticks();
   if (!rc && k >= 0) {
     owner->engine.stats.operations[k]++;
-    owner->engine.timing[k].begin += ticks() - t0;
+    owner->engine.timing[k].begin += t1 - t0;
   }
+  if (returned_at) *returned_at = t1;
   return rc;
 }
 
@@ -102,7 +106,7 @@ int begin(stf_sf owner, const OpArgs &a, stf_request *req) {
 struct EndTimer {
   Engine &e;
   int k;
-  EndTimer(Engine &engine, int kind) : e(engine), k(kind) { e.call_start = ticks(); }
+  EndTimer(Engine &engine, int kind, unsigned long long start) : e(engine), k(kind) { e.call_start = start; }
   ~EndTimer() {
     if (k >= 0) e.timing[k].end += ticks() - e.call_start;
     e.call_start = 0;
@@ -122,9 +126,10 @@ int advance_staged(stf_sf owner, stf_request r, stf_request *req, bool wait, int
   return rc;
 }
 
-int end(stf_sf owner, stf_request *req, OpKind kind) {
+// started: the clock at the call's start (0: read it now).
+int end(stf_sf owner, stf_request *req, OpKind kind, unsigned long long started = 0) {
   STF_CHECK(check_sf(owner));
-  EndTimer timer(owner->engine, timing_index(kind));
+  EndTimer timer(owner->engine, timing_index(kind), started ? started : ticks());
   stf_request r = nullptr;
   STF_CHECK(take_request(owner->engine, req, kind, &r));
   if (r->staged) return advance_staged(owner, r, req, true, nullptr);
@@ -133,8 +138,9 @@ int end(stf_sf owner, stf_request *req, OpKind kind) {
 
 int blocking(stf_sf sf, const OpArgs &a) {
   stf_request r = nullptr;
-  STF_CHECK(begin(sf, a, &r));
-  return end(sf, &r, a.kind);
+  unsigned long long begun = 0;
+  STF_CHECK(begin(sf, a, &r, &begun));
+  return end(sf, &r, a.kind, begun);
 }
 
 }  // namespace
@@ -207,7 +213,7 @@ extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) try {
   *done = 0;
   stf_request r = nullptr;
   STF_CHECK(stf::take_any_request(sf->engine, req, "stf_test", &r));
-  stf::EndTimer timer(sf->engine, stf::timing_index(r->kind));
+  stf::EndTimer timer(sf->engine, stf::timing_index(r->kind), stf::ticks());
   if (r->staged) return stf::advance_staged(sf, r, req, false, done);
   return stf::test_operation(r, req, done);
 } STF_API_CATCH

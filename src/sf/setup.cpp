@@ -23,6 +23,7 @@ void *device_stream() {
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
+  if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
   std::unique_ptr<Transport> transport;
   const TransportContext ctx{*sf, *topology, *sf, *plan, sf->opts, {device_name, device_stream}};
   STF_CHECK(create_transport(ctx, &transport));
@@ -30,6 +31,7 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   sf->plan = std::move(plan);
   sf->transport = std::move(transport);
   engine_set_plan(&sf->engine, sf->plan.get(), topology, sf->transport.get());
+  if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
   return STF_SUCCESS;
 }
 
@@ -45,10 +47,7 @@ int ensure_setup(stf_sf sf, bool agreed) {
   Options opts = sf->opts;
   opts.validate |= agreed;
   STF_CHECK(build_plan(*sf, *sf, opts, plan.get()));
-  if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
-  STF_CHECK(install_plan(sf, std::move(plan)));
-  if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
-  return STF_SUCCESS;
+  return install_plan(sf, std::move(plan));
 }
 
 }  // namespace stf

@@ -52,8 +52,9 @@ int check_graph(stf_sf sf);
 // root offsets collectively even with -stf_validate 0, so that a bad graph
 // fails on every rank (the graph algebra, whose errors are all agreed).
 int ensure_setup(stf_sf sf, bool agreed = false);
-// Give sf a plan made elsewhere (patterns, sub-SFs) and create its
-// transport. Collective.
+// Give sf a plan (its own, or one made elsewhere: patterns, sub-SFs,
+// migration), choose its type if -stf_type auto, create its transport and,
+// for a node-aware type, its strategy. Collective.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
 // -stf_log_view's timing summary on rank 0 (stats.cpp). Collective.
 void log_view(stf_sf sf);

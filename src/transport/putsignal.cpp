@@ -22,7 +22,13 @@
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
 //   goes by MPI point-to-point. Both ends decide alike (they know the
-//   message's units and the unit size).
+//   message's units and the unit size). A signal carries a tag of its
+//   message's size (slot_ring.h), so a receiver expecting another size
+//   (the ranks' units differ) fails the operation's end with STF_ERR_ARG;
+//   where the two sizes put the message on different routes, nothing
+//   arrives where it is awaited and the wait has no end
+//   (-stf_putsignal_timeout bounds the waits for regions, not MPI's for a
+//   large message; -stf_debug 1 catches the units beforehand).
 // - Region n % S carries the n-th operation of its direction: every rank
 //   begins the operations of an SF in the same order, so sender and
 //   receiver agree without a message. A sender that finds its region still
@@ -394,6 +400,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.seq_set = true;
     s.dir = d;
     s.unit_bytes = ub;
+    s.mismatch_rank = -1;  // an operation that failed before its wait_send leaves nothing behind
   }
   return s;
 }

@@ -19,9 +19,9 @@
 //             store credit(n) = n + 1 (release).
 // The size tag lets the receiver notice a message of another size than it
 // expects (ranks passing units of different sizes) without a word more.
-// A region's messages are written and read in sequence order, so words only
-// grow, and a value names its sequence number: a late or early signal is
-// never taken for the current one. Nothing here blocks: callers poll with a
+// A region's messages are written and read in sequence order, so the
+// sequence numbers in its words only grow, and a value names its sequence
+// number: a late or early signal is never taken for the current one. Nothing here blocks: callers poll with a
 // Backoff.
 #pragma once
 

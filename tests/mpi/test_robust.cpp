@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -312,7 +313,8 @@ void stale_request(Checker &ck) {
   ck.check(wrong == 0, "operation 2: %d wrong leaves", wrong);
   ck.code(stf_bcast_end(sf, &req), STF_ERR_REQUEST, "end 2 again");
   // The handle carries more of the generation than the 8 bits the slot's
-  // alignment leaves: a copy 256 uses old is still stale.
+  // alignment leaves: a copy 256 uses old is still stale (where the top byte
+  // of a pointer is free: always on x86-64, not where an allocator tags it).
   ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin 3");
   stale = req;
   ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end 3");
@@ -322,7 +324,11 @@ void stale_request(Checker &ck) {
   }
   ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS,
           "begin 259 (the slot's 256th reuse since begin 3)");
-  ck.code(stf_bcast_end(sf, &stale), STF_ERR_REQUEST, "end with a copy of request 3, 256 uses old");
+  bool wide = sizeof(void *) == 8 && reinterpret_cast<std::uintptr_t>(req) >> 56 != 0;
+#if defined(__x86_64__)
+  wide = true;
+#endif
+  if (wide) ck.code(stf_bcast_end(sf, &stale), STF_ERR_REQUEST, "end with a copy of request 3, 256 uses old");
   ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end 259");
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
