@@ -43,28 +43,34 @@ void group_leaves(int me, const Graph &g, Plan *plan, Messages *wanted) {
   }
 }
 
+// The first root offset asked of this rank past its nroots (offset -1:
+// none), and the rank whose leaf asked for it.
+struct BadRoot {
+  stf_int offset = -1;
+  int asker = -1;
+};
+BadRoot find_bad_root(const Comm &comm, const Graph &g, const Plan &plan) {
+  for (int k = 0; k < plan.root.count(); k++)
+    for (stf_int j = plan.root.offset[k]; j < plan.root.offset[k + 1]; j++)
+      if (plan.root.idx[j] >= g.nroots) return {plan.root.idx[j], plan.root.ranks[k]};
+  for (stf_int r : plan.self_root_idx)
+    if (r >= g.nroots) return {r, comm.rank};
+  return {};
+}
+
 // Root offsets asked for must exist. Always checked locally (so a bad graph
 // never corrupts memory); with -stf_validate the verdict is made collective,
 // together with `earlier`, a failure of this rank's plan so far (out of
 // memory), so that the ranks fail together instead of some waiting in the
 // transport's set-up or the first operation for a rank that gave up.
-int agree_on_plan(const Comm &comm, const Graph &g, bool validate, const Plan &plan, int earlier) {
-  int bad = -1, badrank = -1;
-  for (int k = 0; k < plan.root.count() && bad < 0; k++)
-    for (stf_int j = plan.root.offset[k]; j < plan.root.offset[k + 1]; j++)
-      if (plan.root.idx[j] >= g.nroots) {
-        bad = plan.root.idx[j], badrank = plan.root.ranks[k];
-        break;
-      }
-  for (stf_int r : plan.self_root_idx)
-    if (r >= g.nroots && bad < 0) bad = r, badrank = comm.rank;
-  // 2: out of memory here, 1: a bad offset here.
-  int local = earlier ? 2 : bad >= 0 ? 1 : 0, any = local;
+int agree_on_plan(const Comm &comm, const Graph &g, bool validate, const BadRoot &bad, int earlier) {
+  // 2: a failure here, 1: a bad offset here.
+  int local = earlier ? 2 : bad.offset >= 0 ? 1 : 0, any = local;
   if (validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm.comm));
   if (earlier) return earlier;
   if (local)
     return set_error(STF_ERR_OFFSET, "rank %d has a leaf on root %d of rank %d, which owns only %d roots",
-                     badrank, bad, comm.rank, g.nroots);
+                     bad.asker, bad.offset, comm.rank, g.nroots);
   if (any == 2) return set_error(STF_ERR_MEMORY, "set-up: another rank ran out of memory");
   if (any) return set_error(STF_ERR_OFFSET, "another rank's graph has a root offset past its owner's nroots");
   return STF_SUCCESS;
@@ -150,12 +156,14 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
 
 int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier) {
   int rc = earlier;
-  if (!rc) try {
+  const BadRoot bad = rc ? BadRoot() : find_bad_root(comm, g, *plan);
+  // Only valid offsets are analysed: the analysis may compute offset + 1.
+  if (!rc && bad.offset < 0) try {
       classify(plan, opts.pack_opt);
     } catch (const std::bad_alloc &) {
       rc = set_error(STF_ERR_MEMORY, "set-up: out of memory analysing the message index lists");
     }
-  STF_CHECK(agree_on_plan(comm, g, opts.validate, *plan, rc));
+  STF_CHECK(agree_on_plan(comm, g, opts.validate, bad, rc));
   plan->self_position = static_cast<int>(
       std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), comm.rank) - plan->root.ranks.begin());
   return STF_SUCCESS;

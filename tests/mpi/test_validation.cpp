@@ -2,6 +2,7 @@
 // a message) and the object lifecycle: create/destroy, copy modes of
 // stf_set_graph, reset, duplicate, view, options.
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -123,22 +124,26 @@ void graph_rules(Checker &ck) {
   ck.check(sf == nullptr, "stf_destroy did not set the handle to NULL");
 }
 
-// A graph valid everywhere except that the last rank points one leaf past
-// rank 0's roots: with validation, stf_setup fails on every rank.
-LocalGraph out_of_range_graph(bool bad) {
+// A graph valid everywhere except that, given a bad offset (>= 0), the last
+// rank points one leaf at it on rank 0, which has 3 roots: with validation,
+// stf_setup fails on every rank.
+LocalGraph out_of_range_graph(stf_int bad_offset) {
   LocalGraph g;
   g.nroots = 3;
   g.iremote = {{0, 2}, {(me + 1) % nranks, 1}};
-  if (bad && me == nranks - 1) g.iremote[0].index = 3 + 5;
+  if (bad_offset >= 0 && me == nranks - 1) g.iremote[0].index = bad_offset;
   return g;
 }
 
 // With validation on (the default), the bad offset fails stf_setup on every
 // rank; off, only on its owner (rank 0), and the others set up.
 void setup_validation(Checker &ck, const char *how, const char *sf_options, bool on) {
-  for (int bad = 0; bad < 2; ++bad) {
-    ck.context(std::string("validate via ") + how + (bad ? ", bad root index" : ", valid graph"));
-    LocalGraph g = out_of_range_graph(bad);
+  // INT_MAX: the index analysis must never see it (it computed offset + 1,
+  // which overflowed; found by fuzz_graph).
+  for (const stf_int bad_offset : {-1, 8, INT_MAX}) {
+    const bool bad = bad_offset >= 0;
+    ck.context(std::string("validate via ") + how + (bad ? ", bad root index " + std::to_string(bad_offset) : ", valid graph"));
+    LocalGraph g = out_of_range_graph(bad_offset);
     stf_sf sf = nullptr;
     ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
     if (sf_options) ck.code(stf_set_sf_options(sf, sf_options), STF_SUCCESS, "stf_set_sf_options");
@@ -150,8 +155,9 @@ void setup_validation(Checker &ck, const char *how, const char *sf_options, bool
     } else if (on || me == 0) {
       refused(ck, rc, STF_ERR_OFFSET, "stf_setup with a root index >= owner's nroots");
       const char *msg = stf_last_error_message();
+      const std::string names = "root " + std::to_string(bad_offset) + " of rank 0";
       if (me == 0)
-        ck.check(std::strstr(msg, "root 8 of rank 0") != nullptr, "owner's message does not name the root: %s", msg);
+        ck.check(std::strstr(msg, names.c_str()) != nullptr, "owner's message does not name the root: %s", msg);
       ck.check(std::strstr(msg, "STF_ERR") == nullptr, "the message repeats the error name: %s", msg);
     } else {
       ck.code(rc, STF_SUCCESS, "stf_setup off the owner with -stf_validate 0");
@@ -311,7 +317,7 @@ void lifecycle(Checker &ck, const UnitSpec &ui, std::uint64_t seed) {
   ck.code(stf_create(MPI_COMM_WORLD, &withopt), STF_SUCCESS, "stf_create");
   ck.code(stf_set_sf_options(withopt, "-stf_validate 1"), STF_SUCCESS, "stf_set_sf_options");
   ck.code(stf_duplicate(withopt, STF_DUPLICATE_CONFIG, &dup), STF_SUCCESS, "stf_duplicate(CONFIG)");
-  LocalGraph bad = out_of_range_graph(true);
+  LocalGraph bad = out_of_range_graph(8);
   ck.code(stf_set_graph(dup, bad.nroots, bad.nleaves(), nullptr, STF_COPY_VALUES, bad.iremote.data(), STF_COPY_VALUES),
           STF_SUCCESS, "stf_set_graph");
   refused(ck, stf_setup(dup), STF_ERR_OFFSET, "stf_setup on CONFIG copy with bad root index");
