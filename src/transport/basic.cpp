@@ -22,6 +22,7 @@ struct BasicChannel : ChannelState {
   };
   std::vector<Cached> sends, recvs;  // one per peer of the sending/receiving side
   std::vector<MPI_Request> active_sends, active_recvs;
+  std::vector<MPI_Status> recv_statuses;
   ~BasicChannel() override {
     for (auto *list : {&sends, &recvs})
       for (Cached &c : *list)
@@ -43,9 +44,17 @@ class BasicTransport : public Transport {
     BasicChannel &s = c.get<BasicChannel>();
     return post(senders(plan_, d), &s.sends, &s.active_sends, message_tag(comm_, d, leg), unit_bytes, send, true);
   }
-  int wait_recv(Channel &c) override { return wait_all(&c.get<BasicChannel>().active_recvs); }
+  int wait_recv(Channel &c) override {
+    BasicChannel &s = c.get<BasicChannel>();
+    STF_CHECK(wait_all(&s.active_recvs, &s.recv_statuses));
+    return check_sizes(s);
+  }
   int wait_send(Channel &c) override { return wait_all(&c.get<BasicChannel>().active_sends); }
-  int test_recv(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_recvs, done); }
+  int test_recv(Channel &c, bool *done) override {
+    BasicChannel &s = c.get<BasicChannel>();
+    STF_CHECK(test_all(&s.active_recvs, done, &s.recv_statuses));
+    return *done ? check_sizes(s) : STF_SUCCESS;
+  }
   int test_send(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_sends, done); }
   void abandon(Channel &c) override {
     if (!c.state) return;
@@ -79,6 +88,26 @@ class BasicTransport : public Transport {
       active->push_back(c.req);
     }
     if (!active->empty()) STF_MPI(MPI_Startall(static_cast<int>(active->size()), active->data()));
+    return STF_SUCCESS;
+  }
+
+  // A longer message than posted for is MPI's truncation error; a shorter
+  // one (a peer's unit is smaller) would leave stale bytes in the buffer, so
+  // each received size is compared with the posted one. The statuses are in
+  // the order of the receives, which is the cache's.
+  static int check_sizes(BasicChannel &s) {
+    for (std::size_t k = 0; k < s.recv_statuses.size(); k++) {
+      const std::size_t want = s.recvs[k].bytes;
+      long long got = 0;
+      STF_CHECK(received_bytes(s.recv_statuses[k], s.recvs[k].type.type(), &got));
+      if (static_cast<std::size_t>(got) != want) {
+        const int from = s.recv_statuses[k].MPI_SOURCE;
+        s.recv_statuses.clear();
+        return set_error(STF_ERR_ARG, "received %lld bytes from rank %d, expected %zu: units of different sizes?",
+                         static_cast<long long>(got), from, want);
+      }
+    }
+    s.recv_statuses.clear();
     return STF_SUCCESS;
   }
 

@@ -62,4 +62,24 @@ int isend_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm 
 int irecv_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req);
 int put_bytes(const void *buf, std::size_t bytes, int rank, MPI_Aint disp, MPI_Win win);
 
+// The size of a message received with `type` from a recv_init_bytes or
+// irecv_bytes (MPI_BYTE, or the derived type of its ByteCount).
+inline int received_bytes(const MPI_Status &status, MPI_Datatype type, long long *bytes) {
+  if (type != MPI_BYTE) {  // a derived type: count its bytes, not its whole types
+    MPI_Count n = 0;
+    STF_MPI(MPI_Get_elements_x(&status, type, &n));
+    *bytes = n;
+    return STF_SUCCESS;
+  }
+#if MPI_VERSION >= 4
+  MPI_Count n = 0;
+  STF_MPI(MPI_Get_count_c(&status, MPI_BYTE, &n));
+#else
+  int n = 0;  // at most INT_MAX: larger messages have a derived type here
+  STF_MPI(MPI_Get_count(&status, MPI_BYTE, &n));
+#endif
+  *bytes = n;
+  return STF_SUCCESS;
+}
+
 }  // namespace stf

@@ -24,11 +24,12 @@
 //   goes by MPI point-to-point. Both ends decide alike (they know the
 //   message's units and the unit size). A signal carries a tag of its
 //   message's size (slot_ring.h), so a receiver expecting another size
-//   (the ranks' units differ) fails the operation's end with STF_ERR_ARG;
-//   where the two sizes put the message on different routes, nothing
-//   arrives where it is awaited and the wait has no end
-//   (-stf_putsignal_timeout bounds the waits for regions, not MPI's for a
-//   large message; -stf_debug 1 catches the units beforehand).
+//   (the ranks' units differ) fails the operation's end with STF_ERR_ARG.
+//   A receiver waiting for a large message also watches its region, where
+//   a sender with a smaller unit puts it. The other way round, a large
+//   message where a region is awaited, cannot be told from a later
+//   operation's: that wait has no end but -stf_putsignal_timeout's
+//   (-stf_debug 1 catches the units beforehand).
 // - Region n % S carries the n-th operation of its direction: every rank
 //   begins the operations of an SF in the same order, so sender and
 //   receiver agree without a message. A sender that finds its region still
@@ -202,6 +203,10 @@ class PutSignalTransport final : public Transport {
   bool arrived(const Peer &p, std::uint64_t n);
   void note_size(PutChannel &c, int k);
   int consume(PutChannel &c, int k);  // return the credit of message k
+  int return_credit(const Peer &p, std::uint64_t n);
+  // The large messages of c: whether they have all arrived, and waiting for them.
+  int test_large(PutChannel &c, bool *done);
+  int wait_large(PutChannel &c);
   // Writes staged messages that now may be; with drain, also moves arrived
   // messages of operations not waited for yet out of their regions.
   int progress(bool drain);
@@ -559,11 +564,65 @@ bool PutSignalTransport::arrived(const Peer &p, std::uint64_t n) {
 int PutSignalTransport::consume(PutChannel &c, int k) {
   const Peer &p = receivers_of(c.dir)[k];
   if (large(p, c.unit_bytes)) return STF_SUCCESS;
+  return return_credit(p, c.seq);
+}
+
+int PutSignalTransport::return_credit(const Peer &p, std::uint64_t n) {
   if (p.via == Via::heap) {
-    p.ring.consumed(c.seq);
+    p.ring.consumed(n);
     return STF_SUCCESS;
   }
-  return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((c.seq & (slots_ - 1)) * kLine), c.seq + 1);
+  return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((n & (slots_ - 1)) * kLine), n + 1);
+}
+
+// A sender whose unit is smaller than mine may find that its message fits
+// its region where mine does not (the ranks' units differ): the message is
+// then signalled in the region, not sent by MPI. Its receive is cancelled,
+// the region given back and the end fails (note_size's report), instead of
+// a wait for ever. A region signalled for this operation's number cannot be
+// another operation's, so nothing right is taken for a mismatch; it is
+// checked also once the receive has completed, since a sender running ahead
+// may have sent a later operation's large message, which this receive took.
+int PutSignalTransport::test_large(PutChannel &c, bool *done) {
+  int flag = 1;
+  STF_MPI(MPI_Testall(static_cast<int>(c.recvs.size()), c.recvs.data(), &flag, MPI_STATUSES_IGNORE));
+  const std::vector<Peer> &peers = receivers_of(c.dir);
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    if (!large(peers[k], c.unit_bytes) || c.held[k] != Held::no || !arrived(peers[k], c.seq)) continue;
+    if (c.recvs[k] != MPI_REQUEST_NULL) {
+      STF_MPI(MPI_Cancel(&c.recvs[k]));
+      STF_MPI(MPI_Wait(&c.recvs[k], MPI_STATUS_IGNORE));
+    }
+    if (c.mismatch_rank < 0) {
+      c.mismatch_rank = peers[k].rank;
+      c.mismatch_expected = peers[k].units * c.unit_bytes;
+    }
+    STF_CHECK(return_credit(peers[k], c.seq));
+    c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
+  }
+  if (!flag) STF_MPI(MPI_Testall(static_cast<int>(c.recvs.size()), c.recvs.data(), &flag, MPI_STATUSES_IGNORE));
+  *done = flag != 0;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_large(PutChannel &c) {
+  Backoff backoff(spins_, timeout_);
+  for (;;) {
+    bool done = false;
+    STF_CHECK(test_large(c, &done));
+    if (done) return STF_SUCCESS;
+    STF_CHECK(progress(backoff.patient()));
+    STF_CHECK(reap_signals());
+    backoff.pause();
+    if (!backoff.expired()) continue;
+    for (MPI_Request &r : c.recvs)  // their buffer may go before their message comes
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+    return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for a message larger than its region",
+                     timeout_);
+  }
 }
 
 int PutSignalTransport::progress(bool drain) {
@@ -606,7 +665,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
   PutChannel &s = c.get<PutChannel>();
   const Messages &m = receivers(plan_, s.dir);
   const std::vector<Peer> &peers = receivers_of(s.dir);
-  if (s.nrecvs > 0) STF_MPI(MPI_Waitall(static_cast<int>(s.recvs.size()), s.recvs.data(), MPI_STATUSES_IGNORE));
+  if (s.nrecvs > 0) STF_CHECK(wait_large(s));
   for (std::size_t k = 0; k < peers.size(); k++) {
     const Peer &p = peers[k];
     char *spilled = s.spill.data() + m.offset[k] * s.unit_bytes;
@@ -631,9 +690,8 @@ int PutSignalTransport::test_recv(Channel &c, bool *done) {
   PutChannel &s = c.get<PutChannel>();
   STF_CHECK(progress(false));
   poke_mpi();
-  int flag = 1;
-  if (s.nrecvs > 0) STF_MPI(MPI_Testall(static_cast<int>(s.recvs.size()), s.recvs.data(), &flag, MPI_STATUSES_IGNORE));
-  *done = flag != 0;
+  *done = true;
+  if (s.nrecvs > 0) STF_CHECK(test_large(s, done));
   const std::vector<Peer> &peers = receivers_of(s.dir);
   for (std::size_t k = 0; *done && k < peers.size(); k++)
     *done = large(peers[k], s.unit_bytes) || received(s, static_cast<int>(k));
