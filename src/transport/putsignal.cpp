@@ -61,6 +61,7 @@
 #include "core/error.h"
 #include "transport/large_count.h"
 #include "transport/registry.h"
+#include "transport/size_mismatch.h"
 #include "transport/slot_ring.h"
 
 namespace stf {
@@ -138,8 +139,7 @@ struct PutChannel : ChannelState {
   int nreceive = 0;
   std::vector<MPI_Request> recvs;  // of large messages (MPI_REQUEST_NULL for the others)
   int nrecvs = 0;
-  int mismatch_rank = -1;  // a sender whose message's size tag is not the expected size
-  std::size_t mismatch_expected = 0;
+  SizeMismatch mismatch;  // a sender whose message's size tag is not the expected size
 };
 
 class PutSignalTransport final : public Transport {
@@ -405,7 +405,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.seq_set = true;
     s.dir = d;
     s.unit_bytes = ub;
-    s.mismatch_rank = -1;  // an operation that failed before its wait_send leaves nothing behind
+    s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
   }
   return s;
 }
@@ -551,9 +551,7 @@ int PutSignalTransport::write(PutChannel &c, int k) {
 // operation's last call).
 void PutSignalTransport::note_size(PutChannel &c, int k) {
   const Peer &p = receivers_of(c.dir)[k];
-  if (c.mismatch_rank >= 0 || p.ring.has_size(c.seq, p.units * c.unit_bytes)) return;
-  c.mismatch_rank = p.rank;
-  c.mismatch_expected = p.units * c.unit_bytes;
+  if (!p.ring.has_size(c.seq, p.units * c.unit_bytes)) c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
 }
 
 bool PutSignalTransport::arrived(const Peer &p, std::uint64_t n) {
@@ -593,10 +591,7 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
       STF_MPI(MPI_Cancel(&c.recvs[k]));
       STF_MPI(MPI_Wait(&c.recvs[k], MPI_STATUS_IGNORE));
     }
-    if (c.mismatch_rank < 0) {
-      c.mismatch_rank = peers[k].rank;
-      c.mismatch_expected = peers[k].units * c.unit_bytes;
-    }
+    c.mismatch.note(peers[k].rank, false, peers[k].units * c.unit_bytes);
     STF_CHECK(return_credit(peers[k], c.seq));
     c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
   }
@@ -723,15 +718,8 @@ int PutSignalTransport::wait_send(Channel &c) {
   if (!s.sends.empty()) STF_MPI(MPI_Waitall(static_cast<int>(s.sends.size()), s.sends.data(), MPI_STATUSES_IGNORE));
   s.sends.clear();
   s.seq_set = false;
-  // A message of another size, reported once the operation is complete
-  // and its regions given back, so that the SF stays usable.
-  if (s.mismatch_rank < 0) return STF_SUCCESS;
-  const int rank = s.mismatch_rank;
-  s.mismatch_rank = -1;
-  return set_error(STF_ERR_ARG,
-                   "putsignal transport: the message from rank %d has another size than the %zu bytes expected (the "
-                   "ranks' units differ in size; -stf_debug 1 checks this in every begin)",
-                   rank, s.mismatch_expected);
+  // Once the operation is complete and its regions given back.
+  return s.mismatch.report("putsignal");
 }
 
 }  // namespace

@@ -56,6 +56,7 @@
 #include "transport/large_count.h"
 #include "transport/mpi_requests.h"
 #include "transport/registry.h"
+#include "transport/size_mismatch.h"
 
 namespace stf {
 
@@ -101,8 +102,7 @@ struct WindowChannel : ChannelState {
   std::vector<MPI_Aint> addresses;     // 2 per target: of my targets' slices for me
   std::vector<MPI_Request> address_sends, address_recvs, done_sends, done_recvs, data_sends, data_recvs;
   std::vector<int> regions;  // attachments in use until the receive ends
-  int mismatch_rank = -1;    // origin side: a target whose slice differs in size from my message
-  std::size_t mismatch_sent = 0, mismatch_expected = 0;
+  SizeMismatch mismatch;     // origin side: a target whose slice differs in size from my message
 };
 
 // The size a target announced for its slice (its flag's sign says whether
@@ -211,15 +211,11 @@ class WindowTransport : public Transport {
     }
     if (sync_ == WindowSync::pscw && m.count() > 0) STF_MPI(MPI_Win_start(target_group_[di], 0, win_));
     STF_CHECK(wait_all(&st.address_recvs));
-    st.mismatch_rank = -1;
+    st.mismatch.clear();
     for (int k = 0; k < m.count(); k++) {
       std::size_t bytes = message_bytes(m, k, ub);
       const std::size_t expected = announced_bytes(st.addresses[2 * k + 1]);
-      if (bytes != expected && st.mismatch_rank < 0) {
-        st.mismatch_rank = m.ranks[k];
-        st.mismatch_sent = bytes;
-        st.mismatch_expected = expected;
-      }
+      if (bytes != expected) st.mismatch.note(m.ranks[k], true, expected, bytes);
       bytes = std::min(bytes, expected);
       if (st.addresses[2 * k + 1] < 0) {
         st.data_sends.emplace_back();
@@ -266,7 +262,7 @@ class WindowTransport : public Transport {
     STF_CHECK(wait_all(&st.address_sends));
     STF_CHECK(wait_all(&st.data_sends));
     STF_CHECK(wait_all(&st.done_sends));
-    return size_mismatch(st);
+    return st.mismatch.report("window");  // once the operation is complete
   }
 
   // fence: the data is known to be there only after the fence, a collective
@@ -285,18 +281,6 @@ class WindowTransport : public Transport {
   }
 
  private:
-  // The error of an operation whose message to some target had another size
-  // than the target's slice (reported once the operation is complete).
-  static int size_mismatch(WindowChannel &st) {
-    if (st.mismatch_rank < 0) return STF_SUCCESS;
-    const int rank = st.mismatch_rank;
-    st.mismatch_rank = -1;
-    return set_error(STF_ERR_ARG,
-                     "window transport: rank %d expected %zu bytes from this rank, which had %zu to send (the "
-                     "ranks' units differ in size; -stf_debug 1 checks this in every begin)",
-                     rank, st.mismatch_expected, st.mismatch_sent);
-  }
-
   struct Region {
     void *base = nullptr;
     std::size_t bytes = 0;

@@ -1,0 +1,46 @@
+// The first message of an operation whose size differs from what its other
+// end expects (the ranks' units differ in size), kept until the operation
+// is complete and then reported as its error, so that the SF stays usable.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+
+#include "core/error.h"
+
+namespace stf {
+
+class SizeMismatch {
+ public:
+  static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
+  void clear() { rank_ = -1; }
+  // The message to or from `rank` has `actual` bytes (kUnknown where only
+  // its size tag says it differs) where `expected` were expected.
+  void note(int rank, bool to_rank, std::size_t expected, std::size_t actual = kUnknown) {
+    if (rank_ >= 0) return;
+    rank_ = rank;
+    to_rank_ = to_rank;
+    expected_ = expected;
+    actual_ = actual;
+  }
+  // STF_ERR_ARG naming the first such message, then forgotten; STF_SUCCESS
+  // where there was none.
+  int report(const char *transport) {
+    if (rank_ < 0) return STF_SUCCESS;
+    const int rank = rank_;
+    rank_ = -1;
+    char actual[48] = "";
+    if (actual_ != kUnknown) std::snprintf(actual, sizeof actual, " (%zu bytes)", actual_);
+    return set_error(STF_ERR_ARG,
+                     "%s transport: the message %s rank %d has another size than the %zu bytes expected%s (the ranks' "
+                     "units differ in size; -stf_debug 1 checks this in every begin)",
+                     transport, to_rank_ ? "to" : "from", rank, expected_, actual);
+  }
+
+ private:
+  int rank_ = -1;
+  bool to_rank_ = false;
+  std::size_t expected_ = 0, actual_ = kUnknown;
+};
+
+}  // namespace stf
