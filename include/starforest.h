@@ -64,7 +64,8 @@
  *     -stf_putsignal_timeout) where the
  *     sender's message is the larger, and a receive awaiting such a
  *     misrouted message may take a later operation's (that later
- *     operation then waits for ever);
+ *     operation then waits for ever, and this one may succeed with its
+ *     data);
  *     neighbor, under
  *     Open MPI 4.1, aborts the job (its truncation goes to
  *     MPI_COMM_WORLD's handler).

@@ -8,40 +8,77 @@
 
 namespace stf {
 
-// MPICH 4.0 raises an error of MPI_Waitall (a truncated message, say) on
-// MPI_COMM_WORLD's handler, fatal by default, not on the requests'
-// communicator, whose handler returns; MPI_Wait uses the request's. So on
-// MPICH every request is waited for on its own, all of them, the first
+// The error a failed MPI_Waitall or MPI_Testall reports: with statuses, the
+// first request's own (a truncated message, say) rather than "error in status".
+inline int first_error(int rc, const std::vector<MPI_Status> *statuses) {
+  if (rc != MPI_ERR_IN_STATUS || !statuses) return rc;
+  for (const MPI_Status &st : *statuses)
+    if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING) return st.MPI_ERROR;
+  return rc;
+}
+
+// MPICH 4.0 raises an error of MPI_Waitall, MPI_Testall or
+// MPI_Request_get_status (a truncated message, say) on MPI_COMM_WORLD's
+// handler, fatal by default, not on the requests' communicator, whose
+// handler returns; MPI_Wait and MPI_Test use the request's. So on MPICH
+// every request is waited for or tested on its own, in order, the first
 // error kept (what MPI_Waitall would have done).
+//
 // With `statuses`, each request's status is kept there (a received
-// message's size), in the requests' order.
+// message's size), in the requests' order. On MPICH the statuses kept are
+// those of the requests completed so far (a prefix), so that a test that
+// completed some leaves them to the next test or wait, which go on from
+// there (a completed persistent request would give an empty status).
 inline int wait_all(std::vector<MPI_Request> *reqs, std::vector<MPI_Status> *statuses = nullptr) {
-  if (statuses) statuses->resize(reqs->size());
 #if defined(MPICH_VERSION)
-  int first_error = MPI_SUCCESS;
-  for (std::size_t k = 0; k < reqs->size(); k++) {
-    const int rc = MPI_Wait(&(*reqs)[k], statuses ? &(*statuses)[k] : MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
+  int kept = MPI_SUCCESS;
+  for (std::size_t k = statuses ? statuses->size() : 0; k < reqs->size(); k++) {
+    MPI_Status status;
+    const int rc = MPI_Wait(&(*reqs)[k], &status);
+    if (rc != MPI_SUCCESS && kept == MPI_SUCCESS) kept = rc;
+    if (statuses) statuses->push_back(status);
   }
-  if (first_error != MPI_SUCCESS) return mpi_error(first_error, "MPI_Wait");
+  if (kept != MPI_SUCCESS) return mpi_error(kept, "MPI_Wait");
 #else
-  if (!reqs->empty())
-    STF_MPI(MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(),
-                        statuses ? statuses->data() : MPI_STATUSES_IGNORE));
+  if (statuses) statuses->resize(reqs->size());
+  if (!reqs->empty()) {
+    const int rc = MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(),
+                               statuses ? statuses->data() : MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_error(first_error(rc, statuses), "MPI_Waitall");
+  }
 #endif
   reqs->clear();
   return STF_SUCCESS;
 }
 
 inline int test_all(std::vector<MPI_Request> *reqs, bool *done, std::vector<MPI_Status> *statuses = nullptr) {
+#if defined(MPICH_VERSION)
+  for (std::size_t k = statuses ? statuses->size() : 0; k < reqs->size(); k++) {
+    int flag = 0;
+    MPI_Status status;
+    const int rc = MPI_Test(&(*reqs)[k], &flag, &status);
+    if (flag && statuses) statuses->push_back(status);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Test");
+    if (!flag) {
+      *done = false;
+      return STF_SUCCESS;
+    }
+  }
+  reqs->clear();
+  *done = true;
+  return STF_SUCCESS;
+#else
   int flag = 1;
   if (statuses) statuses->resize(reqs->size());
-  if (!reqs->empty())
-    STF_MPI(MPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &flag,
-                        statuses ? statuses->data() : MPI_STATUSES_IGNORE));
+  if (!reqs->empty()) {
+    const int rc = MPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &flag,
+                               statuses ? statuses->data() : MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_error(first_error(rc, statuses), "MPI_Testall");
+  }
   if (flag) reqs->clear();
   *done = flag != 0;
   return STF_SUCCESS;
+#endif
 }
 
 }  // namespace stf

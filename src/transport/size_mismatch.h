@@ -29,12 +29,12 @@ class SizeMismatch {
     if (rank_ < 0) return STF_SUCCESS;
     const int rank = rank_;
     rank_ = -1;
-    char actual[48] = "";
-    if (actual_ != kUnknown) std::snprintf(actual, sizeof actual, " (%zu bytes)", actual_);
+    char size[48] = "another size";
+    if (actual_ != kUnknown) std::snprintf(size, sizeof size, "%zu bytes", actual_);
     return set_error(STF_ERR_ARG,
-                     "%s transport: the message %s rank %d has another size than the %zu bytes expected%s (the ranks' "
-                     "units differ in size; -stf_debug 1 checks this in every begin)",
-                     transport, to_rank_ ? "to" : "from", rank, expected_, actual);
+                     "%s transport: the message %s rank %d has %s, not the %zu expected (the ranks' units differ in "
+                     "size; -stf_debug 1 checks this in every begin)",
+                     transport, to_rank_ ? "to" : "from", rank, size, expected_);
   }
 
  private:

@@ -297,6 +297,17 @@ void failed_operation(Checker &ck) {
     ck.check(req == nullptr, "the request is still set after its end");
     ck.check(guards_intact(roots), "the reduce wrote outside the root array");
     still_works(ck, sf, n);
+    // And through stf_test, which completes the request when it is done.
+    ck.code(stf_bcast_begin(sf, unit, roots.data() + 8, leaves.data() + 8, MPI_REPLACE, &req), STF_SUCCESS,
+            "bcast_begin");
+    int done = 0, rc_test = STF_SUCCESS;
+    while (rc_test == STF_SUCCESS && !done) rc_test = stf_test(sf, &req, &done);
+    if (req) rc_test = stf_bcast_end(sf, &req);  // a failed test left it in flight
+    if (me == 0) ck.code(rc_test, rank0_expects(rc_test), "stf_test with units of another size than its peers'");
+    if (me == nranks - 1 && c.shorter_code != unchecked)
+      ck.code(rc_test, c.shorter_code, "stf_test receiving a shorter message than its units need");
+    ck.check(guards_intact(leaves), "the tested bcast wrote outside the leaf array");
+    still_works(ck, sf, n);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
 }
