@@ -55,20 +55,17 @@
  *     size than it posted for (STF_ERR_ARG from its size check of each
  *     received message, or STF_ERR_MPI where MPI reports a truncation
  *     first); collective's own collectives report a longer message
- *     (STF_ERR_MPI) where MPI does; window moves
- *     what fits and fails the end (STF_ERR_ARG) on the rank whose message
- *     differs from its target's; putsignal fails the end (STF_ERR_ARG) on
- *     the receiver, from a size tag in its signal, also where the
- *     receiver waits for a message larger than its region and the sender's
- *     fits (it is found in the region), but waits (for ever, or up to
- *     -stf_putsignal_timeout) where the
- *     sender's message is the larger, and a receive awaiting such a
- *     misrouted message may take a later operation's (that later
- *     operation then waits for ever, and this one may succeed with its
- *     data);
- *     neighbor, under
- *     Open MPI 4.1, aborts the job (its truncation goes to
- *     MPI_COMM_WORLD's handler).
+ *     (STF_ERR_MPI) where MPI does; window moves what fits and fails the
+ *     end (STF_ERR_ARG) on the rank whose message differs from its
+ *     target's; putsignal fails the end (STF_ERR_ARG) on the receiver,
+ *     from a size tag in its signal or the received size, also where the
+ *     receiver waits for a message larger than its region and the
+ *     sender's fits (it is found in the region), but waits (for ever, or
+ *     up to -stf_putsignal_timeout) where the sender's message is the
+ *     larger, and a receive awaiting such a misrouted message may take a
+ *     later operation's (that later operation then waits for ever, and
+ *     this one may succeed with its data); neighbor, under Open MPI 4.1,
+ *     aborts the job (its truncation goes to MPI_COMM_WORLD's handler).
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.
