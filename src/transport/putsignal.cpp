@@ -61,6 +61,7 @@
 
 #include "core/error.h"
 #include "transport/large_count.h"
+#include "transport/mpi_requests.h"
 #include "transport/registry.h"
 #include "transport/size_mismatch.h"
 #include "transport/slot_ring.h"
@@ -718,9 +719,8 @@ int PutSignalTransport::test_recv(Channel &c, bool *done) {
 int PutSignalTransport::test_send(Channel &c, bool *done) {
   PutChannel &s = c.get<PutChannel>();
   STF_CHECK(progress(false));
-  int flag = 1;
-  if (!s.sends.empty()) STF_MPI(MPI_Testall(static_cast<int>(s.sends.size()), s.sends.data(), &flag, MPI_STATUSES_IGNORE));
-  *done = flag != 0 && s.npending == 0;
+  STF_CHECK(test_all(&s.sends, done));
+  *done = *done && s.npending == 0;
   return STF_SUCCESS;
 }
 
@@ -737,8 +737,7 @@ int PutSignalTransport::wait_send(Channel &c) {
   for (int k = 0; k < static_cast<int>(s.pending.size()); k++)
     if (s.pending[k])
       STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k].rank, &PutSignalTransport::written, s, k));
-  if (!s.sends.empty()) STF_MPI(MPI_Waitall(static_cast<int>(s.sends.size()), s.sends.data(), MPI_STATUSES_IGNORE));
-  s.sends.clear();
+  STF_CHECK(wait_all(&s.sends));
   s.seq_set = false;
   // Once the operation is complete and its regions given back.
   return s.mismatch.report("putsignal");
