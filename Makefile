@@ -69,7 +69,7 @@ test-device-tsan: deps
 # mpiexec.mpich. This build is also the other packaging case: static
 # libraries and a multiarch library directory (lib/<triplet>), which the
 # installed-package test checks. Every test runs at its fewest ranks, and
-# the other counts (label more_ranks) of the 64 tests listed in
+# the other counts (label more_ranks) of the 66 tests listed in
 # tests/mpich_more_ranks.txt: MPICH busy-polls, so 3 or 4 ranks per test on
 # 2 cores take minutes where 1-2 take seconds (the whole list, -j 2, took
 # 58 minutes). The 2.1 GiB messages (label bigmem) run

@@ -42,15 +42,6 @@ class ByteCount {
   MPI_Datatype type_ = MPI_BYTE;
 };
 
-// Whether the MPI has the large-count calls (then no derived type is made).
-constexpr bool has_large_count_calls() {
-#if MPI_VERSION >= 4
-  return true;
-#else
-  return false;
-#endif
-}
-
 // Persistent and nonblocking point-to-point calls and MPI_Put of `bytes`
 // bytes. `keep` holds the derived type a persistent request needs, if any.
 // Puts go in pieces of at most 1 GiB on every MPI (large_count.cpp).

@@ -15,10 +15,14 @@
 //   my off-node receivers. The sender packs into a staging buffer, puts the
 //   message, flushes (so the data is there before the signal), then writes
 //   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
-//   flushed locally at once, except with MPICH, whose flush waits for the
-//   target's next MPI call: there its request is only tested later; the
-//   receiver polls its own window memory after MPI_Win_sync and returns
-//   credits the same way.
+//   flushed locally at once; the receiver polls its own window memory
+//   after MPI_Win_sync and returns credits the same way.
+// - Built with MPICH, messages to other nodes go by MPI point-to-point
+//   instead: with MPICH 4.0.2 over UCX (4 ranks on 2 cores, every pair on
+//   other nodes) a rank's MPI_Win_flush, or its accumulates' completion,
+//   stalled for tens of seconds, seen again and again until the test's
+//   280 s limit, while the target polled in MPI_Iprobe and MPI_Test. Node
+//   peers still go through the heap.
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
 //   goes by MPI point-to-point. Both ends decide alike (they know the
@@ -52,7 +56,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -85,6 +88,12 @@ const OptionSpec putsignal_timeout_option = {
 namespace {
 
 constexpr int kDirections = 2;
+
+#if defined(MPICH_VERSION)
+constexpr bool kRmaBetweenNodes = false;  // see the top of the file
+#else
+constexpr bool kRmaBetweenNodes = true;
+#endif
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
 // This transport's tags in the SF's block (core/comm.h).
@@ -106,7 +115,7 @@ struct Peer {
   int rank = 0;
   stf_int units = 0;
   Via via = Via::heap;
-  std::size_t capacity = 0;  // bytes a region holds
+  std::size_t capacity = 0;  // bytes a region holds (0: no ring, every message large)
   SlotRing ring;             // heap: the ring in the receiver's segment; rma receive side: mine, local
   MPI_Aint ring_disp = 0;    // rma send side: the ring's place in the receiver's window
   MPI_Aint credit_disp = 0;  // rma receive side: my credits' place in the sender's window
@@ -139,7 +148,13 @@ struct PutChannel : ChannelState {
   std::vector<char> spill;  // spilled and large messages, at the plan's offsets
   void **data = nullptr;      // where wait_recv says where each message is (the ops layer's array)
   int nreceive = 0;
-  std::vector<MPI_Request> recvs;  // of large messages (MPI_REQUEST_NULL for the others)
+  // Of large messages (MPI_REQUEST_NULL for the others, and once done):
+  // persistent, started once and freed once complete, because MPICH 4.0.2
+  // raises the error of a completed nonpersistent request (a truncated
+  // message) on MPI_COMM_WORLD's handler, fatal by default, and a
+  // persistent one's on its communicator's, which returns.
+  std::vector<MPI_Request> recvs;
+  std::vector<ByteCount> recv_types;  // the derived types recvs need, if any
   int nrecvs = 0;
   SizeMismatch mismatch;  // a sender whose message's size tag is not the expected size
 };
@@ -237,10 +252,7 @@ class PutSignalTransport final : public Transport {
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   int pending_ = 0;                   // staged messages not written yet, in all of them
   // Signals and credits on their way (MPI_Raccumulate), their values kept
-  // here until MPI completes them. With MPICH nothing waits for them: it
-  // applies an accumulate only when the target calls into MPI, so a flush
-  // would wait for a peer that may never come (and defeat the timeout).
-  // Other MPIs flush locally at once (accumulate).
+  // here until MPI completes them.
   struct Signal {
     std::uint64_t value;
     MPI_Request req;
@@ -256,7 +268,7 @@ int PutSignalTransport::init() {
         p.rank = m->ranks[k];
         p.units = m->size(k);
         p.via = topo_.same_node(p.rank) ? Via::heap : Via::rma;
-        p.capacity = capacity(p.units);
+        p.capacity = p.via == Via::rma && !kRmaBetweenNodes ? 0 : capacity(p.units);
         p.last_in_region.assign(slots_, 0);
         heap_links_ += p.via == Via::heap;
         rma_links_ += p.via == Via::rma;
@@ -343,7 +355,7 @@ int PutSignalTransport::exchange(int tag, Via via, const std::vector<Peer> &to, 
 // My window holds a ring per off-node peer that sends to me, then, per
 // off-node peer I send to, S credit words it writes.
 int PutSignalTransport::lay_out_rma() {
-  if (topo_.nnodes == 1) return STF_SUCCESS;  // no off-node peers anywhere
+  if (topo_.nnodes == 1 || !kRmaBetweenNodes) return STF_SUCCESS;  // no off-node rings anywhere
   std::vector<MPI_Aint> rings[kDirections], credits[kDirections];
   for (int d = 0; d < kDirections; d++)
     for (const Peer &p : recv_peers_[d]) {
@@ -385,15 +397,17 @@ int PutSignalTransport::lay_out_rma() {
 
 std::string PutSignalTransport::describe() const {
   return "putsignal (one-sided put with signal, " + std::to_string(slots_) +
-         " regions per peer and direction: node peers through a shared-memory heap, other nodes' through an MPI "
-         "RMA window; messages of more than " + std::to_string(unit_capacity_) +
+         " regions per peer and direction: node peers through a shared-memory heap, other nodes' through " +
+         (kRmaBetweenNodes ? "an MPI RMA window" : "MPI point-to-point (built with MPICH)") +
+         "; messages of more than " + std::to_string(unit_capacity_) +
          " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
 }
 
 std::string PutSignalTransport::describe_rank() const {
   return "putsignal: " + std::to_string(heap_links_) + " peer link(s) in the node's heap (" +
          std::to_string((heap_bytes_ + 1023) / 1024) + " KiB of rings here), " + std::to_string(rma_links_) +
-         " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)";
+         (kRmaBetweenNodes ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
+                           : " to other nodes by MPI point-to-point (built with MPICH)");
 }
 
 PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
@@ -423,6 +437,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   if (s.held.size() != peers.size()) {  // the channel's first operation: its direction is fixed
     s.held.resize(peers.size());
     s.recvs.resize(peers.size());
+    s.recv_types.resize(peers.size());
   }
   s.nrecvs = 0;
   if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
@@ -431,8 +446,10 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
     s.recvs[k] = MPI_REQUEST_NULL;
     if (!large(peers[k], ub)) continue;
     s.nrecvs++;
-    STF_CHECK(irecv_bytes(s.spill.data() + m.offset[k] * ub, peers[k].units * ub, peers[k].rank,
-                          comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k]));
+    STF_CHECK(recv_init_bytes(s.spill.data() + m.offset[k] * ub, peers[k].units * ub, peers[k].rank,
+                              comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k],
+                              &s.recv_types[k]));
+    STF_MPI(MPI_Start(&s.recvs[k]));
   }
   return STF_SUCCESS;
 }
@@ -502,12 +519,9 @@ int PutSignalTransport::accumulate(int rank, MPI_Aint disp, std::uint64_t value)
     signals_.pop_back();
     return mpi_error(rc, "MPI_Raccumulate");
   }
-#ifndef MPICH_VERSION
   // Open MPI's osc/pt2pt (between hosts) sends an operation only at a
-  // synchronisation; a local flush returns without the target. MPICH sends
-  // at once, and its flush would wait for the target (see signals_).
+  // synchronisation; a local flush returns without the target.
   STF_MPI(MPI_Win_flush_local(rank, rma_win_));
-#endif
   return STF_SUCCESS;
 }
 
@@ -575,6 +589,15 @@ int PutSignalTransport::return_credit(const Peer &p, std::uint64_t n) {
   return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((n & (slots_ - 1)) * kLine), n + 1);
 }
 
+// A large message's receive still in flight, cancelled (its buffer may go
+// before its message comes), then freed.
+void cancel_receive(MPI_Request *r) {
+  if (*r == MPI_REQUEST_NULL) return;
+  MPI_Cancel(r);
+  MPI_Wait(r, MPI_STATUS_IGNORE);
+  MPI_Request_free(r);
+}
+
 // Each large message is tested on its own, so that its status gives its
 // size (a peer's unit of another size; Open MPI 4.1's MPI_Testall reports
 // no truncation). A sender whose unit is smaller than mine may also find
@@ -598,22 +621,20 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
       MPI_Status status;
       const int rc = MPI_Test(&c.recvs[k], &flag, &status);
       if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+      if (flag || error_class == MPI_ERR_TRUNCATE) MPI_Request_free(&c.recvs[k]);  // complete, inactive
       if (error_class == MPI_ERR_TRUNCATE) {
         c.mismatch.note(p.rank, false, expected);
       } else if (rc != MPI_SUCCESS) {
         return mpi_error(rc, "MPI_Test");
-      } else if (flag && (expected <= INT_MAX || has_large_count_calls())) {  // else: a derived type, freed
+      } else if (flag) {
         long long got = 0;
-        STF_CHECK(received_bytes(status, MPI_BYTE, &got));
+        STF_CHECK(received_bytes(status, c.recv_types[k].type(), &got));
         if (static_cast<std::size_t>(got) != expected)
           c.mismatch.note(p.rank, false, expected, static_cast<std::size_t>(got));
       }
     }
-    if (arrived(p, c.seq)) {
-      if (c.recvs[k] != MPI_REQUEST_NULL) {
-        STF_MPI(MPI_Cancel(&c.recvs[k]));
-        STF_MPI(MPI_Wait(&c.recvs[k], MPI_STATUS_IGNORE));
-      }
+    if (p.capacity > 0 && arrived(p, c.seq)) {
+      cancel_receive(&c.recvs[k]);
       c.mismatch.note(p.rank, false, expected);
       STF_CHECK(return_credit(p, c.seq));
       c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
@@ -633,11 +654,7 @@ int PutSignalTransport::wait_large(PutChannel &c) {
     STF_CHECK(reap_signals());
     backoff.pause();
     if (!backoff.expired()) continue;
-    for (MPI_Request &r : c.recvs)  // their buffer may go before their message comes
-      if (r != MPI_REQUEST_NULL) {
-        MPI_Cancel(&r);
-        MPI_Wait(&r, MPI_STATUS_IGNORE);
-      }
+    for (MPI_Request &r : c.recvs) cancel_receive(&r);
     return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for a message larger than its region",
                      timeout_);
   }

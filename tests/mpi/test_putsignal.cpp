@@ -127,6 +127,8 @@ void view(Checker &ck, int me, int size) {
 // Rank 1 begins two operations (with one region per peer, its second
 // message must wait until rank 0 has taken the first) and then does not
 // call in for 3 s; rank 0, with a timeout of 1 s, ends the second first.
+// Built with MPICH, messages between nodes go by point-to-point (see the
+// transport): there nothing waits for the sleeping rank, and both succeed.
 void stalled_peer(Checker &ck, int me) {
   ck.context("a peer that stops calling in");
   MPI_Comm pair;
@@ -142,10 +144,18 @@ void stalled_peer(Checker &ck, int me) {
   stf_request a = nullptr, b = nullptr;
   ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[0], &leaf[0], MPI_REPLACE, &a), STF_SUCCESS, "begin 1");
   ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[1], &leaf[1], MPI_REPLACE, &b), STF_SUCCESS, "begin 2");
+  int nnodes = 1;
+  ck.code(stf_get_node_layout(sf, nullptr, &nnodes, nullptr, nullptr), STF_SUCCESS, "stf_get_node_layout");
+#if defined(MPICH_VERSION)
+  const int second = nnodes == 1 ? STF_ERR_TIMEOUT : STF_SUCCESS;
+#else
+  const int second = STF_ERR_TIMEOUT;
+#endif
   if (me == 0) {
     const double t0 = MPI_Wtime();
-    ck.code(stf_bcast_end(sf, &b), STF_ERR_TIMEOUT, "end 2 while the peer sleeps");
-    ck.has_message("timeout");
+    ck.code(stf_bcast_end(sf, &b), second, "end 2 while the peer sleeps");
+    if (second == STF_SUCCESS) ck.check(leaf[1] == 3.0, "op 2 gave %g", leaf[1]);
+    if (second != STF_SUCCESS) ck.has_message("timeout");
     ck.check(MPI_Wtime() - t0 < 2.5, "the timeout came after %.1f s", MPI_Wtime() - t0);
     ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1");
     ck.check(leaf[0] == 2.0, "op 1 gave %g", leaf[0]);
@@ -154,7 +164,8 @@ void stalled_peer(Checker &ck, int me) {
     ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1 after sleeping");
     ck.check(leaf[0] == 1.0, "op 1 gave %g", leaf[0]);
     // Rank 0 left its second message unwritten when it timed out.
-    ck.code(stf_bcast_end(sf, &b), STF_ERR_TIMEOUT, "end 2 after the peer timed out");
+    ck.code(stf_bcast_end(sf, &b), second, "end 2 after the peer timed out");
+    if (second == STF_SUCCESS) ck.check(leaf[1] == 2.0, "op 2 gave %g", leaf[1]);
   }
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy after a timeout");
   MPI_Comm_free(&pair);
