@@ -261,7 +261,8 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *   "putsignal" one-sided put with signal: the sender packs straight into
  *              the receiver's region (a shared-memory heap for ranks of
  *              its node, an MPI RMA window, passive target, for the
- *              others) and raises a signal; the receiver unpacks from the
+ *              others; built with MPICH, point-to-point for the others)
+ *              and raises a signal; the receiver unpacks from the
  *              region and returns a credit. No MPI call per message inside
  *              a node. -stf_putsignal_slots S (1..64, a power of two,
  *              default 4) regions per peer and direction: more operations

@@ -53,8 +53,8 @@ int isend_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm 
 int irecv_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req);
 int put_bytes(const void *buf, std::size_t bytes, int rank, MPI_Aint disp, MPI_Win win);
 
-// The size of a message received with `type` from a recv_init_bytes or
-// irecv_bytes (MPI_BYTE, or the derived type of its ByteCount).
+// The size of a message received with `type`: MPI_BYTE, or for a
+// recv_init_bytes the derived type of its ByteCount.
 inline int received_bytes(const MPI_Status &status, MPI_Datatype type, long long *bytes) {
   if (type != MPI_BYTE) {  // a derived type: count its bytes, not its whole types
     MPI_Count n = 0;

@@ -159,6 +159,15 @@ struct PutChannel : ChannelState {
   SizeMismatch mismatch;  // a sender whose message's size tag is not the expected size
 };
 
+// A large message's receive still in flight, cancelled (its buffer may go
+// before its message comes), then freed.
+void cancel_receive(MPI_Request *r) {
+  if (*r == MPI_REQUEST_NULL) return;
+  MPI_Cancel(r);
+  MPI_Wait(r, MPI_STATUS_IGNORE);
+  MPI_Request_free(r);
+}
+
 class PutSignalTransport final : public Transport {
  public:
   explicit PutSignalTransport(const TransportContext &ctx)
@@ -195,6 +204,11 @@ class PutSignalTransport final : public Transport {
   int wait_send(Channel &c) override;
   int test_recv(Channel &c, bool *done) override;
   int test_send(Channel &c, bool *done) override;
+  // Its large receives would take the channel's next messages.
+  void abandon(Channel &c) override {
+    if (!c.state) return;
+    for (MPI_Request &r : c.get<PutChannel>().recvs) cancel_receive(&r);
+  }
 
  private:
   std::vector<Peer> &senders_of(Direction d) { return send_peers_[dir_index(d)]; }
@@ -231,9 +245,11 @@ class PutSignalTransport final : public Transport {
                  int k);
   bool received(PutChannel &c, int k) { return c.held[k] != Held::no || arrived(receivers_of(c.dir)[k], c.seq); }
   bool written(PutChannel &c, int k) { return !c.pending[k]; }
-  // Lets MPI apply peers' puts and accumulates (it progresses inside MPI calls).
+  // Lets MPI apply peers' puts and accumulates, or move the point-to-point
+  // messages that replace them (built with MPICH): it progresses inside MPI
+  // calls.
   void poke_mpi() {
-    if (rma_win_ == MPI_WIN_NULL) return;
+    if (rma_links_ == 0) return;
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, comm_.transport_tag(tag_large[0]), comm_.comm, &flag, MPI_STATUS_IGNORE);
   }
@@ -589,15 +605,6 @@ int PutSignalTransport::return_credit(const Peer &p, std::uint64_t n) {
   return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((n & (slots_ - 1)) * kLine), n + 1);
 }
 
-// A large message's receive still in flight, cancelled (its buffer may go
-// before its message comes), then freed.
-void cancel_receive(MPI_Request *r) {
-  if (*r == MPI_REQUEST_NULL) return;
-  MPI_Cancel(r);
-  MPI_Wait(r, MPI_STATUS_IGNORE);
-  MPI_Request_free(r);
-}
-
 // Each large message is tested on its own, so that its status gives its
 // size (a peer's unit of another size; Open MPI 4.1's MPI_Testall reports
 // no truncation). A sender whose unit is smaller than mine may also find
@@ -621,7 +628,7 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
       MPI_Status status;
       const int rc = MPI_Test(&c.recvs[k], &flag, &status);
       if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
-      if (flag || error_class == MPI_ERR_TRUNCATE) MPI_Request_free(&c.recvs[k]);  // complete, inactive
+      if (flag || rc != MPI_SUCCESS) MPI_Request_free(&c.recvs[k]);  // complete (inactive), or failed
       if (error_class == MPI_ERR_TRUNCATE) {
         c.mismatch.note(p.rank, false, expected);
       } else if (rc != MPI_SUCCESS) {

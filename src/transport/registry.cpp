@@ -55,7 +55,8 @@ const std::vector<TransportKind> &transport_kinds() {
       {"gatherv", collective_help, {false, false}, make_collective_transport, {}},
       {"gather", collective_help, {false, false}, make_collective_transport, {}},
       {"alltoall", collective_help, {false, false}, make_collective_transport, {}},
-      {"putsignal", "one-sided put with signal: a shared-memory heap inside a node, MPI RMA between nodes",
+      {"putsignal", "one-sided put with signal: a shared-memory heap inside a node, MPI RMA between nodes "
+       "(built with MPICH: point-to-point)",
        {true, false, false}, make_putsignal_transport,
        {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option}},
       {"nvshmem", nvshmem_help, {true, false, false}, make_nvshmem_transport,

@@ -3,7 +3,8 @@
 // in reverse and in a rank-dependent order; messages too large for their
 // region (MPI point-to-point) mixed with ones that fit; the view's per-rank
 // memory; and a rank that stops calling in: with -stf_putsignal_timeout its
-// peer gets STF_ERR_TIMEOUT instead of waiting for ever.
+// peer gets STF_ERR_TIMEOUT instead of waiting for ever (where the pair
+// exchanges through regions).
 #include <unistd.h>
 
 #include <algorithm>
@@ -156,18 +157,54 @@ void stalled_peer(Checker &ck, int me) {
     ck.code(stf_bcast_end(sf, &b), second, "end 2 while the peer sleeps");
     if (second == STF_SUCCESS) ck.check(leaf[1] == 3.0, "op 2 gave %g", leaf[1]);
     if (second != STF_SUCCESS) ck.has_message("timeout");
-    ck.check(MPI_Wtime() - t0 < 2.5, "the timeout came after %.1f s", MPI_Wtime() - t0);
+    ck.check(MPI_Wtime() - t0 < 2.5, "end 2 returned after %.1f s", MPI_Wtime() - t0);
     ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1");
     ck.check(leaf[0] == 2.0, "op 1 gave %g", leaf[0]);
   } else {
     sleep(3);
     ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1 after sleeping");
     ck.check(leaf[0] == 1.0, "op 1 gave %g", leaf[0]);
-    // Rank 0 left its second message unwritten when it timed out.
-    ck.code(stf_bcast_end(sf, &b), second, "end 2 after the peer timed out");
+    // Rank 0 left its second message unwritten when it timed out (if it did).
+    ck.code(stf_bcast_end(sf, &b), second, "end 2 after the peer's end 2");
     if (second == STF_SUCCESS) ck.check(leaf[1] == 2.0, "op 2 gave %g", leaf[1]);
   }
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy after a timeout");
+  MPI_Comm_free(&pair);
+}
+
+// A message larger than its region (24-byte units), from a rank that
+// begins 3 s late: rank 0's end gives up after its timeout of 1 s,
+// cancelling its receive (a persistent request), and leaves its leaves
+// untouched; rank 1's bcast, once begun, completes; both destroy the SF.
+void late_large_message(Checker &ck, int me) {
+  ck.context("a large message from a rank that begins late");
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  stf_sf sf = nullptr;
+  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_timeout 1"), STF_SUCCESS, "options");
+  stf_node remote = {1 - me, 0};
+  ck.code(stf_set_graph(sf, 1, 1, nullptr, STF_COPY_VALUES, &remote, STF_COPY_VALUES), STF_SUCCESS, "graph");
+  MPI_Datatype unit;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
+  MPI_Type_commit(&unit);
+  std::vector<double> root = {1.0 + me, 2.0 + me, 3.0 + me}, leaf(3, -1.0);
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  if (me == 0) {
+    const double t0 = MPI_Wtime();
+    ck.code(stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE), STF_ERR_TIMEOUT, "bcast, the peer late");
+    ck.has_message("larger than its region");
+    ck.check(MPI_Wtime() - t0 < 2.5, "the timeout came after %.1f s", MPI_Wtime() - t0);
+  } else {
+    sleep(3);
+    ck.code(stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE), STF_SUCCESS, "bcast, begun late");
+    ck.check(leaf[0] == 1.0 && leaf[2] == 3.0, "the bcast gave %g .. %g", leaf[0], leaf[2]);
+  }
+  MPI_Barrier(pair);  // rank 1's message has come by now
+  if (me == 0) ck.check(leaf[0] == -1.0 && leaf[2] == -1.0, "the abandoned bcast wrote %g .. %g", leaf[0], leaf[2]);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy after a timeout");
+  MPI_Type_free(&unit);
   MPI_Comm_free(&pair);
 }
 
@@ -189,6 +226,7 @@ int main(int argc, char **argv) {
     all_to_all_stress(ck, o, 7, 20, me, size);
   view(ck, me, size);
   if (size >= 2) stalled_peer(ck, me);
+  if (size >= 2) late_large_message(ck, me);
   int rc = ck.finish();
   MPI_Finalize();
   return rc;

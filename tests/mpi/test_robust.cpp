@@ -261,7 +261,8 @@ void failed_operation(Checker &ck) {
                {"-stf_type window -stf_window_sync lock", STF_ERR_ARG, unchecked},
                {"-stf_type window -stf_window_sync pscw", STF_ERR_ARG, unchecked},
                {"-stf_type putsignal", STF_ERR_ARG, STF_ERR_ARG},
-               {"-stf_type putsignal -stf_ranks_per_node 1", STF_ERR_ARG, STF_ERR_ARG}};  // every peer through RMA
+               // Every peer through RMA (built with MPICH: point-to-point, size checked from the status).
+               {"-stf_type putsignal -stf_ranks_per_node 1", STF_ERR_ARG, STF_ERR_ARG}};
   for (const auto &c : cases) {
     ck.context(std::string("bcast with mismatched units, ") + c.options);
     stf_sf sf = ring(ck, n, c.options);
@@ -317,7 +318,9 @@ void failed_operation(Checker &ck) {
 // 1's leaves rank 0 puts the message in its region while rank 1 waits for
 // it from MPI: rank 1 must see it there and fail, not wait for ever, and
 // the SF must still move both sizes afterwards. (The reverse, a large
-// message where a region is awaited, still waits: see the header.)
+// message where a region is awaited, still waits: see the header.) Built
+// with MPICH, peers on other nodes have no region: there both messages go
+// by MPI, and the receiver fails on its size.
 void misrouted_message(Checker &ck) {
   if (nranks < 2) return;
   const stf_int n = 4;
