@@ -125,6 +125,19 @@ void view(Checker &ck, int me, int size) {
   stf_destroy(&sf);
 }
 
+// Ranks 0 and 1 on a communicator of their own (*pair; the other ranks
+// get NULL): one leaf each, reading the other's root.
+stf_sf pair_sf(Checker &ck, const char *options, int me, MPI_Comm *pair) {
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, pair);
+  if (*pair == MPI_COMM_NULL) return nullptr;
+  stf_sf sf = nullptr;
+  ck.code(stf_create(*pair, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+  stf_node remote = {1 - me, 0};
+  ck.code(stf_set_graph(sf, 1, 1, nullptr, STF_COPY_VALUES, &remote, STF_COPY_VALUES), STF_SUCCESS, "graph");
+  return sf;
+}
+
 // Rank 1 begins two operations (with one region per peer, its second
 // message must wait until rank 0 has taken the first) and then does not
 // call in for 3 s; rank 0, with a timeout of 1 s, ends the second first.
@@ -133,14 +146,8 @@ void view(Checker &ck, int me, int size) {
 void stalled_peer(Checker &ck, int me) {
   ck.context("a peer that stops calling in");
   MPI_Comm pair;
-  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
-  if (pair == MPI_COMM_NULL) return;
-  stf_sf sf = nullptr;
-  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
-  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_slots 1 -stf_putsignal_timeout 1"),
-          STF_SUCCESS, "options");
-  stf_node remote = {1 - me, 0};
-  ck.code(stf_set_graph(sf, 1, 1, nullptr, STF_COPY_VALUES, &remote, STF_COPY_VALUES), STF_SUCCESS, "graph");
+  stf_sf sf = pair_sf(ck, "-stf_type putsignal -stf_putsignal_slots 1 -stf_putsignal_timeout 1", me, &pair);
+  if (!sf) return;
   double root[2] = {1.0 + me, 2.0 + me}, leaf[2] = {0, 0};
   stf_request a = nullptr, b = nullptr;
   ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[0], &leaf[0], MPI_REPLACE, &a), STF_SUCCESS, "begin 1");
@@ -155,8 +162,10 @@ void stalled_peer(Checker &ck, int me) {
   if (me == 0) {
     const double t0 = MPI_Wtime();
     ck.code(stf_bcast_end(sf, &b), second, "end 2 while the peer sleeps");
-    if (second == STF_SUCCESS) ck.check(leaf[1] == 3.0, "op 2 gave %g", leaf[1]);
-    if (second != STF_SUCCESS) ck.has_message("timeout");
+    if (second == STF_SUCCESS)
+      ck.check(leaf[1] == 3.0, "op 2 gave %g", leaf[1]);
+    else
+      ck.has_message("timeout");
     ck.check(MPI_Wtime() - t0 < 2.5, "end 2 returned after %.1f s", MPI_Wtime() - t0);
     ck.code(stf_bcast_end(sf, &a), STF_SUCCESS, "end 1");
     ck.check(leaf[0] == 2.0, "op 1 gave %g", leaf[0]);
@@ -179,13 +188,8 @@ void stalled_peer(Checker &ck, int me) {
 void late_large_message(Checker &ck, int me) {
   ck.context("a large message from a rank that begins late");
   MPI_Comm pair;
-  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
-  if (pair == MPI_COMM_NULL) return;
-  stf_sf sf = nullptr;
-  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
-  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_timeout 1"), STF_SUCCESS, "options");
-  stf_node remote = {1 - me, 0};
-  ck.code(stf_set_graph(sf, 1, 1, nullptr, STF_COPY_VALUES, &remote, STF_COPY_VALUES), STF_SUCCESS, "graph");
+  stf_sf sf = pair_sf(ck, "-stf_type putsignal -stf_putsignal_timeout 1", me, &pair);
+  if (!sf) return;
   MPI_Datatype unit;
   MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
   MPI_Type_commit(&unit);
