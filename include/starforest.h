@@ -270,8 +270,11 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              -stf_putsignal_unit_bytes (default 16) sizes the regions,
  *              larger messages go by point-to-point; -stf_putsignal_timeout
  *              T gives STF_ERR_TIMEOUT after T seconds without a peer (0:
- *              wait for ever). Begin the operations of the SF in the same
- *              order on every rank. Fetch-and-op goes through basic;
+ *              wait for ever); the SF then refuses new operations
+ *              (STF_ERR_STATE) and can only be destroyed, as its late
+ *              peer's messages would meet the wrong operations. Begin the
+ *              operations of the SF in the same order on every rank.
+ *              Fetch-and-op goes through basic;
  *   "nvshmem"  the same protocol on device data through NVSHMEM, queued on
  *              the library stream (a plug-in built where CMake finds
  *              NVSHMEM; compiled in CI, not yet run on a GPU). Set-up gives

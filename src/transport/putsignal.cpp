@@ -21,7 +21,8 @@
 //   instead: with MPICH 4.0.2 over UCX (4 ranks on 2 cores, every pair on
 //   other nodes) a rank's MPI_Win_flush, or its accumulates' completion,
 //   stalled for tens of seconds, seen again and again until the test's
-//   280 s limit, while the target polled in MPI_Iprobe and MPI_Test. Node
+//   280 s limit, while the target polled in MPI_Iprobe and MPI_Test (also
+//   with MPICH's waits made to yield the core: no rank was starved). Node
 //   peers still go through the heap.
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
@@ -47,7 +48,10 @@
 //   polls, then yields on every poll (the rank it waits for may need this
 //   core); else it spins 100,000 polls first, as MPI libraries do when each
 //   rank has a core. -stf_putsignal_timeout turns a peer that never comes
-//   into STF_ERR_TIMEOUT.
+//   into STF_ERR_TIMEOUT. After a timeout the SF refuses new operations
+//   (STF_ERR_STATE): the late peer's message still has to come into the
+//   operation's region, and the numbering of later operations would pair
+//   them with the wrong ones; only its destroy is left.
 // - Fetch-and-op combines contributions in its receive buffers and sends the
 //   old values back from them, from end: basic (the registry row says so).
 // - Set-up exchanges where each ring lies, one MPI_Aint per peer pair and
@@ -245,6 +249,9 @@ class PutSignalTransport final : public Transport {
                  int k);
   bool received(PutChannel &c, int k) { return c.held[k] != Held::no || arrived(receivers_of(c.dir)[k], c.seq); }
   bool written(PutChannel &c, int k) { return !c.pending[k]; }
+  // STF_ERR_TIMEOUT, remembered: a new operation is then refused.
+  int timed_out(const std::string &what);
+  int refuse_after_timeout() const;
   // Lets MPI apply peers' puts and accumulates, or move the point-to-point
   // messages that replace them (built with MPICH): it progresses inside MPI
   // calls.
@@ -267,6 +274,7 @@ class PutSignalTransport final : public Transport {
   int heap_links_ = 0, rma_links_ = 0;  // (peer, direction, send or receive) through each
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   int pending_ = 0;                   // staged messages not written yet, in all of them
+  std::string timed_out_;             // what an operation waited for in vain, if one did
   // Signals and credits on their way (MPI_Raccumulate), their values kept
   // here until MPI completes them.
   struct Signal {
@@ -426,6 +434,19 @@ std::string PutSignalTransport::describe_rank() const {
                            : " to other nodes by MPI point-to-point (built with MPICH)");
 }
 
+int PutSignalTransport::timed_out(const std::string &what) {
+  timed_out_ = what;
+  return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for %s", timeout_, what.c_str());
+}
+
+int PutSignalTransport::refuse_after_timeout() const {
+  if (timed_out_.empty()) return STF_SUCCESS;
+  return set_error(STF_ERR_STATE,
+                   "putsignal transport: an earlier operation of this SF timed out waiting for %s; its peers' "
+                   "operations no longer pair with this rank's: destroy the SF",
+                   timed_out_.c_str());
+}
+
 PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
   PutChannel &s = c.get<PutChannel>();
   if (!s.listed) {
@@ -443,6 +464,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
 }
 
 int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) {
+  STF_CHECK(refuse_after_timeout());
   PutChannel &s = start(c, d, ub);
   const Messages &m = receivers(plan_, d);
   const std::vector<Peer> &peers = receivers_of(d);
@@ -471,6 +493,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
 }
 
 int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) {
+  STF_CHECK(refuse_after_timeout());
   PutChannel &s = start(c, d, ub);
   const Messages &m = senders(plan_, d);
   std::vector<Peer> &peers = senders_of(d);
@@ -661,9 +684,13 @@ int PutSignalTransport::wait_large(PutChannel &c) {
     STF_CHECK(reap_signals());
     backoff.pause();
     if (!backoff.expired()) continue;
-    for (MPI_Request &r : c.recvs) cancel_receive(&r);
-    return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for a message larger than its region",
-                     timeout_);
+    int late = -1;
+    for (std::size_t k = 0; k < c.recvs.size(); k++)
+      if (c.recvs[k] != MPI_REQUEST_NULL) {
+        if (late < 0) late = receivers_of(c.dir)[k].rank;
+        cancel_receive(&c.recvs[k]);
+      }
+    return timed_out("a message larger than its region from rank " + std::to_string(late));
   }
 }
 
@@ -696,9 +723,7 @@ int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTr
     STF_CHECK(reap_signals());
     poke_mpi();
     backoff.pause();
-    if (backoff.expired())
-      return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for %s of rank %d", timeout_, what,
-                       rank);
+    if (backoff.expired()) return timed_out(std::string(what) + " of rank " + std::to_string(rank));
   }
   return STF_SUCCESS;
 }

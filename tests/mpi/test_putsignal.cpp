@@ -138,6 +138,16 @@ stf_sf pair_sf(Checker &ck, const char *options, int me, MPI_Comm *pair) {
   return sf;
 }
 
+// An SF one of whose operations timed out refuses new ones, with a clear
+// error, instead of pairing them with its peers' wrong operations.
+void refuses_after_timeout(Checker &ck, stf_sf sf) {
+  double root = 7, leaf = -1;
+  ck.code(stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE), STF_ERR_STATE, "bcast after a timeout");
+  ck.has_message("destroy the SF");
+  ck.code(stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM), STF_ERR_STATE, "reduce after a timeout");
+  ck.check(leaf == -1 && root == 7, "a refused operation wrote %g, %g", leaf, root);
+}
+
 // Rank 1 begins two operations (with one region per peer, its second
 // message must wait until rank 0 has taken the first) and then does not
 // call in for 3 s; rank 0, with a timeout of 1 s, ends the second first.
@@ -177,6 +187,7 @@ void stalled_peer(Checker &ck, int me) {
     ck.code(stf_bcast_end(sf, &b), second, "end 2 after the peer's end 2");
     if (second == STF_SUCCESS) ck.check(leaf[1] == 2.0, "op 2 gave %g", leaf[1]);
   }
+  if (second == STF_ERR_TIMEOUT) refuses_after_timeout(ck, sf);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy after a timeout");
   MPI_Comm_free(&pair);
 }
@@ -206,7 +217,10 @@ void late_large_message(Checker &ck, int me) {
     ck.check(leaf[0] == 1.0 && leaf[2] == 3.0, "the bcast gave %g .. %g", leaf[0], leaf[2]);
   }
   MPI_Barrier(pair);  // rank 1's message has come by now
-  if (me == 0) ck.check(leaf[0] == -1.0 && leaf[2] == -1.0, "the abandoned bcast wrote %g .. %g", leaf[0], leaf[2]);
+  if (me == 0) {
+    ck.check(leaf[0] == -1.0 && leaf[2] == -1.0, "the abandoned bcast wrote %g .. %g", leaf[0], leaf[2]);
+    refuses_after_timeout(ck, sf);
+  }
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy after a timeout");
   MPI_Type_free(&unit);
   MPI_Comm_free(&pair);
