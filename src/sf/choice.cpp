@@ -75,12 +75,15 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
   const model::Cost standard = model::cost_standard(p.network, st);
   std::vector<Prediction> out = {of("basic", standard)};
   // Every message of a rank in one collective call; the same messages with
-  // a signal each for the one-sided transports.
+  // a signal each for the one-sided transports (putsignal's messages to
+  // other nodes have none where they go by point-to-point).
   const double messages = t.messages_in_node + t.messages_off_node;
   out.push_back({"neighbor", standard.seconds + p.collective.call, standard.dominant});
   const double signals = messages * p.onesided.sync;
   out.push_back({"window", standard.seconds + 2 * signals, standard.dominant});  // address and data
-  out.push_back({"putsignal", standard.seconds + signals, standard.dominant});
+  const double put_signals =
+      (t.messages_in_node + (kPutsignalRmaBetweenNodes ? t.messages_off_node : 0)) * p.onesided.sync;
+  out.push_back({"putsignal", standard.seconds + put_signals, standard.dominant});
   if (t.nodes > 1) {
     out.push_back(of("2step", model::cost_2step(p.network, st)));
     out.push_back(of("3step", model::cost_3step(p.network, st)));

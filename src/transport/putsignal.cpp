@@ -93,11 +93,6 @@ namespace {
 
 constexpr int kDirections = 2;
 
-#if defined(MPICH_VERSION)
-constexpr bool kRmaBetweenNodes = false;  // see the top of the file
-#else
-constexpr bool kRmaBetweenNodes = true;
-#endif
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
 // This transport's tags in the SF's block (core/comm.h).
@@ -292,7 +287,7 @@ int PutSignalTransport::init() {
         p.rank = m->ranks[k];
         p.units = m->size(k);
         p.via = topo_.same_node(p.rank) ? Via::heap : Via::rma;
-        p.capacity = p.via == Via::rma && !kRmaBetweenNodes ? 0 : capacity(p.units);
+        p.capacity = p.via == Via::rma && !kPutsignalRmaBetweenNodes ? 0 : capacity(p.units);
         p.last_in_region.assign(slots_, 0);
         heap_links_ += p.via == Via::heap;
         rma_links_ += p.via == Via::rma;
@@ -379,7 +374,7 @@ int PutSignalTransport::exchange(int tag, Via via, const std::vector<Peer> &to, 
 // My window holds a ring per off-node peer that sends to me, then, per
 // off-node peer I send to, S credit words it writes.
 int PutSignalTransport::lay_out_rma() {
-  if (topo_.nnodes == 1 || !kRmaBetweenNodes) return STF_SUCCESS;  // no off-node rings anywhere
+  if (topo_.nnodes == 1 || !kPutsignalRmaBetweenNodes) return STF_SUCCESS;  // no off-node rings anywhere
   std::vector<MPI_Aint> rings[kDirections], credits[kDirections];
   for (int d = 0; d < kDirections; d++)
     for (const Peer &p : recv_peers_[d]) {
@@ -422,7 +417,7 @@ int PutSignalTransport::lay_out_rma() {
 std::string PutSignalTransport::describe() const {
   return "putsignal (one-sided put with signal, " + std::to_string(slots_) +
          " regions per peer and direction: node peers through a shared-memory heap, other nodes' through " +
-         (kRmaBetweenNodes ? "an MPI RMA window" : "MPI point-to-point (built with MPICH)") +
+         (kPutsignalRmaBetweenNodes ? "an MPI RMA window" : "MPI point-to-point (built with MPICH)") +
          "; messages of more than " + std::to_string(unit_capacity_) +
          " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
 }
@@ -430,7 +425,7 @@ std::string PutSignalTransport::describe() const {
 std::string PutSignalTransport::describe_rank() const {
   return "putsignal: " + std::to_string(heap_links_) + " peer link(s) in the node's heap (" +
          std::to_string((heap_bytes_ + 1023) / 1024) + " KiB of rings here), " + std::to_string(rma_links_) +
-         (kRmaBetweenNodes ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
+         (kPutsignalRmaBetweenNodes ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
                            : " to other nodes by MPI point-to-point (built with MPICH)");
 }
 

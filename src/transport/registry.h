@@ -3,6 +3,8 @@
 // this table, so a new transport is its own file plus one row here.
 #pragma once
 
+#include <mpi.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +59,13 @@ std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abi
 extern const OptionSpec window_sync_option;
 // putsignal.cpp: regions per peer, bytes per unit a region holds, timeout.
 extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option;
+// Whether putsignal reaches other nodes through MPI RMA, a signal per
+// message; built with MPICH it goes by point-to-point there (putsignal.cpp).
+#if defined(MPICH_VERSION)
+constexpr bool kPutsignalRmaBetweenNodes = false;
+#else
+constexpr bool kPutsignalRmaBetweenNodes = true;
+#endif
 // nvshmem.cpp: regions per peer, bytes per unit a region holds.
 extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option;
 // The node-aware strategies' options (read by src/nodeaware/): split's cap on

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sf/choice.h"
+#include "transport/registry.h"
 
 namespace {
 
@@ -73,6 +74,18 @@ TEST(Predict, EveryRankSendingToTheOtherNodeFavoursOneMessagePerNodePair) {
   EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split") << preds.front().type;
   EXPECT_LT(find(preds, "3step").seconds, find(preds, "2step").seconds);
   EXPECT_LT(find(preds, "2step").seconds, find(preds, "basic").seconds);
+}
+
+TEST(Predict, OneSidedTransportsPayASignalPerSignalledMessage) {
+  stf::model::Profile p = stf::model::default_profile();
+  p.onesided.sync = 1e-6;
+  const stf::Traffic t = many_node_pairs();  // 3 messages in the node, 28 to other nodes
+  const auto preds = stf::predict_all(p, t, 8, 16384);
+  const double basic = find(preds, "basic").seconds;
+  EXPECT_NEAR(find(preds, "window").seconds - basic, 2 * 31 * 1e-6, 1e-12);  // an address and a put each
+  // Built with MPICH, putsignal sends to other nodes by point-to-point.
+  const double signalled = stf::kPutsignalRmaBetweenNodes ? 31 : 3;
+  EXPECT_NEAR(find(preds, "putsignal").seconds - basic, signalled * 1e-6, 1e-12);
 }
 
 TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
