@@ -1,8 +1,10 @@
 # Which MPI launcher MPIEXEC_EXECUTABLE is, for the test harness:
 #   STF_MPI_LAUNCHER   openmpi (ORTE's mpiexec), mpich (Hydra) or unknown
-#   stf_mpiexec_flags(<var>)  STF_MPIEXEC_FLAGS as a list, without the flags
-#                      this launcher rejects (Hydra has no --oversubscribe:
-#                      it places any number of ranks on a host anyway)
+#   stf_mpiexec_flags(<var>)  the test runs' launcher flags: STF_MPIEXEC_FLAGS
+#                      as a list, without the flags this launcher rejects
+#                      (Hydra has no --oversubscribe: it places any number
+#                      of ranks on a host anyway), and with MPICH the
+#                      preload of stf_ucx_yield
 if(NOT DEFINED STF_MPI_LAUNCHER_OF OR NOT STF_MPI_LAUNCHER_OF STREQUAL "${MPIEXEC_EXECUTABLE}")
   execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _stf_out ERROR_VARIABLE _stf_out
                   TIMEOUT 30)
@@ -18,10 +20,23 @@ if(NOT DEFINED STF_MPI_LAUNCHER_OF OR NOT STF_MPI_LAUNCHER_OF STREQUAL "${MPIEXE
   message(STATUS "MPI launcher: ${STF_MPI_LAUNCHER} (${MPIEXEC_EXECUTABLE})")
 endif()
 
+# MPICH over UCX waits without ever giving up the core, so tests with more
+# ranks than cores crawl: its test runs preload a wrapper whose waits yield
+# (tests/mpich/ucx_yield.c). Not in sanitizer builds, whose runtime must be
+# the first library loaded.
+if(STF_MPI_LAUNCHER STREQUAL "mpich" AND NOT STF_SANITIZE AND NOT TARGET stf_ucx_yield)
+  add_library(stf_ucx_yield SHARED ${PROJECT_SOURCE_DIR}/tests/mpich/ucx_yield.c)
+  target_link_libraries(stf_ucx_yield PRIVATE ${CMAKE_DL_LIBS})
+  set_target_properties(stf_ucx_yield PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_VISIBILITY_PRESET default)
+endif()
+
 function(stf_mpiexec_flags out)
   separate_arguments(flags UNIX_COMMAND "${STF_MPIEXEC_FLAGS}")
   if(STF_MPI_LAUNCHER STREQUAL "mpich")
     list(REMOVE_ITEM flags --oversubscribe)
+  endif()
+  if(TARGET stf_ucx_yield)
+    list(APPEND flags -genv LD_PRELOAD $<TARGET_FILE:stf_ucx_yield>)
   endif()
   set(${out} ${flags} PARENT_SCOPE)
 endfunction()

@@ -81,6 +81,10 @@
  *   end, such as a message longer than posted for when ranks pass units of
  *   different sizes, still ends the request). Such a failure is local: a
  *   peer's operation may have succeeded or may wait for messages never sent.
+ *   The node-aware strategies run every step of a failed operation and
+ *   fail its end. One exception: after STF_ERR_TIMEOUT from the putsignal
+ *   transport its SF refuses new bcasts and reduces (STF_ERR_STATE);
+ *   destroy it.
  * - A request handle is valid from its begin to its end. A stale copy of an
  *   ended request gives STF_ERR_REQUEST, also once its slot serves a newer
  *   operation (handles carry the slot's generation, modulo 65,536; 256
@@ -270,8 +274,8 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              -stf_putsignal_unit_bytes (default 16) sizes the regions,
  *              larger messages go by point-to-point; -stf_putsignal_timeout
  *              T gives STF_ERR_TIMEOUT after T seconds without a peer (0:
- *              wait for ever); the SF then refuses new operations
- *              (STF_ERR_STATE) and can only be destroyed, as its late
+ *              wait for ever); the SF then refuses new bcasts and
+ *              reduces (STF_ERR_STATE) and is to be destroyed, as its late
  *              peer's messages would meet the wrong operations. Begin the
  *              operations of the SF in the same order on every rank.
  *              Fetch-and-op goes through basic;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <string>
 
 #include "core/error.h"
 #include "nodeaware/steps.h"
@@ -66,6 +67,8 @@ struct StagedOp {
   OpArgs args{OpKind::bcast, MPI_DATATYPE_NULL, MPI_REPLACE, nullptr, nullptr, nullptr};
   stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
   stf_request req[kSteps] = {};
+  int error = STF_SUCCESS;  // the first failed step's, for the end
+  std::string message;
   // The send and receive buffers, in the memory of the data the operation reads.
   struct Buffer {
     void *ptr = nullptr;
@@ -128,12 +131,9 @@ class NodeAware : public Strategy {
     STF_CHECK(op->send.reserve(room(chain->send_units), op->src_mem));
     STF_CHECK(op->recv.reserve(room(chain->recv_units), op->src_mem));
     op->busy = true;
+    op->error = STF_SUCCESS;
     bool done = false;
-    const int rc = run(op, false, true, &done);
-    if (rc) {
-      op->busy = false;
-      return rc;
-    }
+    run(op, false, true, &done);  // a failed step's error is the end's
     inflight_.push_back(op);
     *out = op;
     return STF_SUCCESS;
@@ -141,21 +141,19 @@ class NodeAware : public Strategy {
 
   int advance(StagedOp *op, bool wait, bool *done) override {
     *done = false;
-    int rc = STF_SUCCESS;
     bool older_done = true;
     for (StagedOp *older : inflight_) {  // in begin order
       if (older == op) break;
       bool d = false;
-      rc = run(older, wait, false, &d);
-      if (rc) break;
+      run(older, wait, false, &d);
       older_done &= d;
     }
-    if (!rc && older_done) rc = run(op, wait, false, done);
-    if (rc || *done) {
-      op->busy = false;
-      inflight_.erase(std::find(inflight_.begin(), inflight_.end(), op));
-    }
-    return rc;
+    if (older_done) run(op, wait, false, done);
+    if (!*done) return STF_SUCCESS;
+    op->busy = false;
+    inflight_.erase(std::find(inflight_.begin(), inflight_.end(), op));
+    if (op->error == STF_SUCCESS) return STF_SUCCESS;
+    return set_error(op->error, "%s", op->message.c_str());
   }
 
   void add_stats(stf_stats *s) const override {
@@ -292,13 +290,18 @@ class NodeAware : public Strategy {
   }
 
   // Take op's actions from op->next on; stop at the first end when `first`
-  // (begin), at an end not yet complete unless wait.
-  int run(StagedOp *op, bool wait, bool first, bool *done) {
+  // (begin), at an end not yet complete unless wait. A step that fails
+  // (units of another size on one rank, say) does not stop the chain: its
+  // error is kept for the operation's end, and every later step still
+  // runs, as on the ranks where nothing failed, which would otherwise wait
+  // for this rank's part for ever. A step whose begin failed has no end.
+  void run(StagedOp *op, bool wait, bool first, bool *done) {
     *done = false;
     const auto &acts = *op->actions;
     for (; op->next < acts.size(); op->next++) {
       const Action a = acts[op->next];
       stf_sf step = op->chain->sf[a.step];
+      stf_request *req = &op->req[a.step];
       if (!step) continue;
       if (a.begin) {
         const void *root;
@@ -307,24 +310,32 @@ class NodeAware : public Strategy {
         MPI_Op how;
         arrays(op, a.step, &root, &rm, &leaf, &lm, &how);
         const MPI_Datatype t = op->args.type;
-        if (op->args.kind == OpKind::bcast)
-          STF_CHECK(stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, &op->req[a.step]));
-        else
-          STF_CHECK(stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, &op->req[a.step]));
+        keep(op, op->args.kind == OpKind::bcast
+                     ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, req)
+                     : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, req));
         continue;
       }
-      if (first) return STF_SUCCESS;
-      if (wait) {
-        STF_CHECK(op->args.kind == OpKind::bcast ? stf_bcast_end(step, &op->req[a.step])
-                                                  : stf_reduce_end(step, &op->req[a.step]));
-        continue;
+      if (!*req) continue;
+      if (first) return;
+      if (!wait) {
+        int ready = 0;
+        const int rc = stf_test(step, req, &ready);
+        if (rc == STF_SUCCESS && !ready) return;
+        keep(op, rc);
+        if (!*req) continue;  // completed (or failed in its end)
       }
-      int ready = 0;
-      STF_CHECK(stf_test(step, &op->req[a.step], &ready));
-      if (!ready) return STF_SUCCESS;
+      // Waited for, or its test failed (which leaves it in flight).
+      keep(op, op->args.kind == OpKind::bcast ? stf_bcast_end(step, req) : stf_reduce_end(step, req));
     }
     *done = true;
-    return STF_SUCCESS;
+  }
+
+  // The first failure of op's steps, with its message (later steps may
+  // overwrite the thread's last message).
+  static void keep(StagedOp *op, int rc) {
+    if (rc == STF_SUCCESS || op->error != STF_SUCCESS) return;
+    op->error = rc;
+    op->message = stf_last_error_message();
   }
 
   stf_sf sf_;

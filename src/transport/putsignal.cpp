@@ -48,8 +48,8 @@
 //   polls, then yields on every poll (the rank it waits for may need this
 //   core); else it spins 100,000 polls first, as MPI libraries do when each
 //   rank has a core. -stf_putsignal_timeout turns a peer that never comes
-//   into STF_ERR_TIMEOUT. After a timeout the SF refuses new operations
-//   (STF_ERR_STATE): the late peer's message still has to come into the
+//   into STF_ERR_TIMEOUT. After a timeout the SF refuses new bcasts and
+//   reduces (STF_ERR_STATE): the late peer's message still has to come into the
 //   operation's region, and the numbering of later operations would pair
 //   them with the wrong ones; only its destroy is left.
 // - Fetch-and-op combines contributions in its receive buffers and sends the

@@ -4,7 +4,7 @@
 // region (MPI point-to-point) mixed with ones that fit; the view's per-rank
 // memory; and a rank that stops calling in: with -stf_putsignal_timeout its
 // peer gets STF_ERR_TIMEOUT instead of waiting for ever (where the pair
-// exchanges through regions).
+// exchanges through regions), and its SF then refuses new operations.
 #include <unistd.h>
 
 #include <algorithm>

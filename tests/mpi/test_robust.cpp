@@ -2,7 +2,7 @@
 // come back as STF_ERR_MEMORY (no exception crosses the C API; set-up's
 // agreed on every rank when one rank runs out), leaf slots
 // and matrix sizes that overflow stf_int are refused, a failed operation
-// leaves its SF usable, a stale copy of an ended request is refused, the
+// leaves its SF usable (a node-aware one too), a stale copy of an ended request is refused, the
 // graph algebra on a bad graph fails on every rank, -stf_debug 1 makes
 // an argument error of one rank's begin an error on every rank, and a
 // destroyed SF's handle is refused, and stf_csr_create agrees on its input.
@@ -363,6 +363,34 @@ void misrouted_message(Checker &ck) {
   MPI_Type_free(&wide);
 }
 
+// A node-aware strategy whose step fails midway (rank 0's units are of
+// another size): the steps begun and not ended are abandoned with the
+// operation, so that the SF still works and its destroy, which frees the
+// steps' windows (collective), gets through on every rank.
+void failed_step(Checker &ck) {
+  if (nranks < 4) return;
+  const stf_int n = 4;
+  for (const char *type : {"2step", "3step"}) {
+    const std::string options = std::string("-stf_type ") + type +
+                                " -stf_ranks_per_node 2 -stf_node_transport putsignal -stf_net_transport window";
+    ck.context("a failed step, " + options);
+    stf_sf sf = ring(ck, n, options.c_str());
+    const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
+    std::vector<double> roots(n, 1.0), leaves(n, 0.0);
+    for (int round = 0; round < 2; round++) {
+      const int rc = round == 0 ? stf_bcast(sf, unit, roots.data(), leaves.data(), MPI_REPLACE)
+                                : stf_reduce(sf, unit, leaves.data(), roots.data(), MPI_SUM);
+      ck.check(rc == STF_SUCCESS || rc == STF_ERR_ARG || rc == STF_ERR_MPI, "%s with mismatched units gave %s",
+               round == 0 ? "bcast" : "reduce", stf_error_name(rc));
+      int failed = rc != STF_SUCCESS, failures = 0;
+      MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      ck.check(failures > 0, "no rank saw the mismatched units");
+      still_works(ck, sf, n);
+    }
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  }
+}
+
 // ---- stale request handles --------------------------------------------------
 
 void stale_request(Checker &ck) {
@@ -599,7 +627,7 @@ int main(int argc, char **argv) {
       const char *name;
       void (*run)(Checker &);
     } parts[] = {{"int_max", leaf_slot_int_max},     {"stale", stale_request},  {"failed", failed_operation},
-                 {"misrouted", misrouted_message},
+                 {"misrouted", misrouted_message}, {"failed_step", failed_step},
                  {"algebra", algebra_bad_offset}, {"debug", debug_option}, {"memory", out_of_memory},
                  {"destroyed", after_destroy}, {"csr_input", csr_input}, {"intercomm", intercommunicator}};
     for (const auto &p : parts)

@@ -1,11 +1,11 @@
-// Preloaded into MPICH test runs (tests/CMakeLists.txt): MPICH over UCX
+// Preloaded into MPICH test runs (cmake/StfMpiLauncher.cmake): MPICH over UCX
 // waits by calling ucp_worker_progress in a loop and never gives up the
 // core. With more ranks than cores, a rank that waits then holds its core
 // for a whole time slice while the rank it waits for cannot run: a 4-rank
 // test on 2 cores ran 20-100 times slower than with 2 ranks, and many did
 // not finish in 5 minutes. This wrapper yields the core after a run of
-// empty polls, as Open MPI does with mpi_yield_when_idle. It only changes
-// when a waiting rank sleeps, never what MPI does.
+// empty polls, as Open MPI does with mpi_yield_when_idle. It changes only
+// when a waiting rank gives up its core, not what MPI delivers.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sched.h>
@@ -20,7 +20,7 @@ typedef unsigned (*progress_fn)(struct ucp_worker *);
 // others run within microseconds.
 enum { kEmptyPollsBeforeYield = 16 };
 
-unsigned ucp_worker_progress(struct ucp_worker *worker) {
+__attribute__((visibility("default"))) unsigned ucp_worker_progress(struct ucp_worker *worker) {
   static progress_fn real_progress;       // the same value in every thread
   static _Thread_local unsigned empty_polls;
   progress_fn real = __atomic_load_n(&real_progress, __ATOMIC_RELAXED);
