@@ -49,9 +49,9 @@
 //   core); else it spins 100,000 polls first, as MPI libraries do when each
 //   rank has a core. -stf_putsignal_timeout turns a peer that never comes
 //   into STF_ERR_TIMEOUT. After a timeout the SF refuses new bcasts and
-//   reduces (STF_ERR_STATE): the late peer's message still has to come into the
-//   operation's region, and the numbering of later operations would pair
-//   them with the wrong ones; only its destroy is left.
+//   reduces (STF_ERR_STATE): the late peer's message still has to come
+//   into the operation's region, and the numbering of later operations
+//   would pair them with the wrong ones; only its destroy is left.
 // - Fetch-and-op combines contributions in its receive buffers and sends the
 //   old values back from them, from end: basic (the registry row says so).
 // - Set-up exchanges where each ring lies, one MPI_Aint per peer pair and
@@ -425,8 +425,9 @@ std::string PutSignalTransport::describe() const {
 std::string PutSignalTransport::describe_rank() const {
   return "putsignal: " + std::to_string(heap_links_) + " peer link(s) in the node's heap (" +
          std::to_string((heap_bytes_ + 1023) / 1024) + " KiB of rings here), " + std::to_string(rma_links_) +
-         (kPutsignalRmaBetweenNodes ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
-                           : " to other nodes by MPI point-to-point (built with MPICH)");
+         (kPutsignalRmaBetweenNodes
+              ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
+              : " to other nodes by MPI point-to-point (built with MPICH)");
 }
 
 int PutSignalTransport::timed_out(const std::string &what) {
