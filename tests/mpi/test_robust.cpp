@@ -2,8 +2,8 @@
 // come back as STF_ERR_MEMORY (no exception crosses the C API; set-up's
 // agreed on every rank when one rank runs out), leaf slots
 // and matrix sizes that overflow stf_int are refused, a failed operation
-// leaves its SF usable (a node-aware one too), a stale copy of an ended request is refused, the
-// graph algebra on a bad graph fails on every rank, -stf_debug 1 makes
+// leaves its SF usable (a node-aware one too), a stale copy of an ended
+// request is refused, the graph algebra on a bad graph fails on every rank, -stf_debug 1 makes
 // an argument error of one rank's begin an error on every rank, and a
 // destroyed SF's handle is refused, and stf_csr_create agrees on its input.
 #include <sys/resource.h>
@@ -364,9 +364,10 @@ void misrouted_message(Checker &ck) {
 }
 
 // A node-aware strategy whose step fails midway (rank 0's units are of
-// another size): the steps begun and not ended are abandoned with the
-// operation, so that the SF still works and its destroy, which frees the
-// steps' windows (collective), gets through on every rank.
+// another size): every rank runs the operation's remaining steps (they
+// hung, waiting for the failed rank's part), some rank reports the error,
+// and the SF still works and is destroyed (collective over the steps'
+// windows) on every rank.
 void failed_step(Checker &ck) {
   if (nranks < 4) return;
   const stf_int n = 4;
