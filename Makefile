@@ -72,7 +72,8 @@ test-device-tsan: deps
 # 2.1 GiB messages (label bigmem) too: under 5 minutes on 2 cores, as the
 # test runs preload a wrapper that lets MPICH's waits yield the core
 # (tests/mpich/ucx_yield.c; without it 3 or 4 ranks took minutes per test).
-# The Fortran module and its tests too, on MPICH's mpi_f08. Left out here,
+# The Fortran module and its tests too, on MPICH's mpi_f08, and the Python
+# package's tests and examples (scripts/test-python --mpich). Left out here,
 # and run with Open MPI only: the cluster's tests (Debian's MPICH with UCX
 # often hangs in MPI_Finalize after TCP traffic).
 MPICH_BUILD ?= build-mpich
@@ -84,6 +85,7 @@ test-mpich:
 	  -DMPI_Fortran_COMPILER=mpif90.mpich -DSTF_FORTRAN=ON
 	cmake --build $(MPICH_BUILD) -j $(JOBS)
 	ctest --test-dir $(MPICH_BUILD) --output-on-failure -j $(JOBS) -LE cluster
+	STF_BUILD=$(MPICH_BUILD) scripts/test-python --mpich
 
 # The libFuzzer harnesses (tests/fuzz): clang (installed when missing;
 # NVSHMEM is not needed) builds the libraries with ASan, UBSan and coverage

@@ -205,17 +205,43 @@ Buffer get_buffer(nb::handle obj, const char *what, bool writable) {
   return b;
 }
 
+namespace {
+
+// The unit types of entries of several values, made once per (type, count).
+std::map<std::pair<MPI_Datatype, int64_t>, MPI_Datatype> entry_types;
+
+int free_entry_types(MPI_Comm, int, void *, void *) {
+  for (auto &kv : entry_types) MPI_Type_free(&kv.second);
+  entry_types.clear();
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, so an attribute
+// whose delete callback frees the types frees them before MPI ends (MPICH
+// reports types still alive at finalize as leaked).
+void free_entry_types_at_finalize() {
+  static bool registered = false;
+  if (registered) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_entry_types, &keyval, nullptr) != MPI_SUCCESS ||
+      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr) != MPI_SUCCESS)
+    fail(STF_ERR_MPI, "MPI_Comm_set_attr on MPI_COMM_SELF failed");
+  registered = true;
+}
+
+}  // namespace
+
 MPI_Datatype unit_of(const Buffer &b) {
   if (b.block == 1) return b.base;
   if (b.block > INT_MAX) throw nb::value_error("more than INT_MAX values per entry");
-  static std::map<std::pair<MPI_Datatype, int64_t>, MPI_Datatype> cache;
   auto key = std::make_pair(b.base, b.block);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
+  auto it = entry_types.find(key);
+  if (it != entry_types.end()) return it->second;
+  free_entry_types_at_finalize();
   MPI_Datatype t;
   if (MPI_Type_contiguous(static_cast<int>(b.block), b.base, &t) != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS)
     fail(STF_ERR_MPI, "MPI_Type_contiguous failed for an entry of " + std::to_string(b.block) + " values");
-  cache.emplace(key, t);
+  entry_types.emplace(key, t);
   return t;
 }
 

@@ -27,6 +27,12 @@ __attribute__((visibility("default"))) unsigned ucp_worker_progress(struct ucp_w
   if (!real) {
     real = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
     if (!real) {
+      // MPICH loaded with RTLD_LOCAL (by Python's mpi4py) keeps UCX out of
+      // the global scope that RTLD_NEXT searches; UCX is loaded all the same.
+      void *ucp = dlopen("libucp.so.0", RTLD_NOW | RTLD_NOLOAD);
+      if (ucp) real = (progress_fn)dlsym(ucp, "ucp_worker_progress");
+    }
+    if (!real) {
       fprintf(stderr, "ucx_yield: no ucp_worker_progress after the preloaded library\n");
       abort();
     }
