@@ -1,11 +1,12 @@
-// Preloaded into MPICH test runs (cmake/StfMpiLauncher.cmake): MPICH over UCX
-// waits by calling ucp_worker_progress in a loop and never gives up the
-// core. With more ranks than cores, a rank that waits then holds its core
-// for a whole time slice while the rank it waits for cannot run: a 4-rank
-// test on 2 cores ran 20-100 times slower than with 2 ranks, and many did
-// not finish in 5 minutes. This wrapper yields the core after a run of
-// empty polls, as Open MPI does with mpi_yield_when_idle. It changes only
-// when a waiting rank gives up its core, not what MPI delivers.
+// Preloaded into MPICH test runs with ucx_finalize.c
+// (cmake/StfMpiLauncher.cmake). MPICH over UCX waits by calling
+// ucp_worker_progress in a loop and never gives up the core. With more
+// ranks than cores, a rank that waits then holds its core for a whole time
+// slice while the rank it waits for cannot run: a 4-rank test on 2 cores
+// ran 20-100 times slower than with 2 ranks, and many did not finish in 5
+// minutes. This wrapper yields the core after a run of empty polls, as Open
+// MPI does with mpi_yield_when_idle. It changes only when a waiting rank
+// gives up its core, not what MPI delivers.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sched.h>
