@@ -58,14 +58,14 @@
  *     (STF_ERR_MPI) where MPI does; window moves what fits and fails the
  *     end (STF_ERR_ARG) on the rank whose message differs from its
  *     target's; putsignal fails the end (STF_ERR_ARG) on the receiver,
- *     from a size tag in its signal or the received size, also where the
- *     receiver waits for a message larger than its region and the
- *     sender's fits (it is found in the region), but waits (for ever, or
- *     up to -stf_putsignal_timeout) where the sender's message is the
- *     larger, and a receive awaiting such a misrouted message may take a
- *     later operation's (that later operation then waits for ever, and
- *     this one may succeed with its data); neighbor, under Open MPI 4.1,
- *     aborts the job (its truncation goes to MPI_COMM_WORLD's handler).
+ *     from a size tag in its signal or the received size, also where one
+ *     end's message fits its region and the other's does not (every
+ *     message is signalled in its region, the large ones with a mark);
+ *     where the receiver's operations in flight had a receive posted that
+ *     the sender's larger message could take, those fail too and its SF
+ *     refuses new bcasts and reduces (STF_ERR_STATE); neighbor, under
+ *     Open MPI 4.1, aborts the job (its truncation goes to
+ *     MPI_COMM_WORLD's handler).
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.
@@ -82,9 +82,9 @@
  *   different sizes, still ends the request). Such a failure is local: a
  *   peer's operation may have succeeded or may wait for messages never sent.
  *   The node-aware strategies run every step of a failed operation and
- *   fail its end. One exception: after STF_ERR_TIMEOUT from the putsignal
- *   transport its SF refuses new bcasts and reduces (STF_ERR_STATE);
- *   destroy it.
+ *   fail its end. Exceptions: after STF_ERR_TIMEOUT from the putsignal
+ *   transport, or the case of units of different sizes above, its SF
+ *   refuses new bcasts and reduces (STF_ERR_STATE); destroy it.
  * - A request handle is valid from its begin to its end. A stale copy of an
  *   ended request gives STF_ERR_REQUEST, also once its slot serves a newer
  *   operation (handles carry the slot's generation, modulo 65,536; 256

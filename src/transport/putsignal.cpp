@@ -30,10 +30,14 @@
 //   message's units and the unit size). A signal carries a tag of its
 //   message's size (slot_ring.h), so a receiver expecting another size
 //   (the ranks' units differ) fails the operation's end with STF_ERR_ARG.
-//   A receiver waiting for a large message also watches its region, where
-//   a sender with a smaller unit puts it. The other way round, a large
-//   message where a region is awaited, cannot be told from a later
-//   operation's: that wait has no end but -stf_putsignal_timeout's
+//   A large message's region is signalled too, with a mark instead of the
+//   message (slot_ring.h), so every message has its signal where it is
+//   awaited. A receiver waiting for a large message takes the mark (and
+//   returns its credit), or fails on a smaller sender's message found
+//   there. One waiting in a region that finds a mark fails, and receives
+//   the message MPI brings (its sender's end waits for that); in case a
+//   receive of another operation took it instead, those operations fail
+//   too, and the SF refuses new bcasts and reduces, as after a timeout
 //   (-stf_debug 1 catches the units beforehand).
 // - Region n % S carries the n-th operation of its direction: every rank
 //   begins the operations of an SF in the same order, so sender and
@@ -143,6 +147,7 @@ struct PutChannel : ChannelState {
   bool receiving = false;  // posted, not released
   bool waited = false;     // wait_recv returned: the ops layer reads the data
   std::vector<Held> held;   // per receiving peer
+  std::vector<char> marked;  // per receiving peer of a large message: its region's mark taken
   std::vector<char> spill;  // spilled and large messages, at the plan's offsets
   void **data = nullptr;      // where wait_recv says where each message is (the ops layer's array)
   int nreceive = 0;
@@ -180,6 +185,8 @@ class PutSignalTransport final : public Transport {
     MPI_Finalized(&finalized);
     if (finalized) return;
     for (Signal &s : signals_) MPI_Wait(&s.req, MPI_STATUS_IGNORE);
+    drain_strays_now();
+    for (Drained &x : draining_) MPI_Wait(&x.req, MPI_STATUS_IGNORE);
     for (MPI_Win *w : {&heap_win_, &rma_win_})
       if (*w != MPI_WIN_NULL) {
         MPI_Win_unlock_all(*w);
@@ -227,6 +234,7 @@ class PutSignalTransport final : public Transport {
   // A staged message into its region, and its signal, if the region is free.
   int write(PutChannel &c, int k);
   int put_rma(const Peer &p, std::uint64_t n, const void *data, std::size_t bytes);
+  int signal_rma(const Peer &p, std::uint64_t n, std::size_t bytes, bool mark);
   int accumulate(int rank, MPI_Aint disp, std::uint64_t value);
   int reap_signals();  // frees the signals MPI has completed, oldest first
   bool arrived(const Peer &p, std::uint64_t n);
@@ -245,7 +253,23 @@ class PutSignalTransport final : public Transport {
   bool written(PutChannel &c, int k) { return !c.pending[k]; }
   // STF_ERR_TIMEOUT, remembered: a new operation is then refused.
   int timed_out(const std::string &what);
-  int refuse_after_timeout() const;
+  int refuse_if_broken() const;
+  // The region signal of large message k of c: a mark, or a smaller sender's message.
+  int take_signal_of_large(PutChannel &c, int k);
+  // A mark where message k of c was awaited in its region: its message comes by MPI.
+  void stray(PutChannel &c, int k);
+  int drain_strays();  // receives and drops them
+  int wait_strays(Direction d);  // until those of direction d are being received
+  void drain_strays_now();       // all of them, blocking (destroy)
+  bool strays_empty() const {
+    return draining_.empty() && std::all_of(std::begin(strays_), std::end(strays_), [](const std::vector<int> &v) {
+             return std::all_of(v.begin(), v.end(), [](int n) { return n == 0; });
+           });
+  }
+  // Large message k of c still needs its region's signal.
+  bool awaits_signal(const PutChannel &c, int k) {
+    return receivers_of(c.dir)[k].capacity > 0 && !c.marked[k] && c.held[k] == Held::no;
+  }
   // Lets MPI apply peers' puts and accumulates, or move the point-to-point
   // messages that replace them (built with MPICH): it progresses inside MPI
   // calls.
@@ -268,7 +292,17 @@ class PutSignalTransport final : public Transport {
   int heap_links_ = 0, rma_links_ = 0;  // (peer, direction, send or receive) through each
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   int pending_ = 0;                   // staged messages not written yet, in all of them
-  std::string timed_out_;             // what an operation waited for in vain, if one did
+  // Why new operations are refused (a timeout, or a message that a later
+  // operation's receive may take), if they are.
+  std::string broken_;
+  // Large messages of failed operations, received by no receive: per peer
+  // and direction, the count still to drain; those being received.
+  std::vector<int> strays_[kDirections];
+  struct Drained {
+    std::vector<char> sink;
+    MPI_Request req;
+  };
+  std::deque<Drained> draining_;
   // Signals and credits on their way (MPI_Raccumulate), their values kept
   // here until MPI completes them.
   struct Signal {
@@ -293,6 +327,7 @@ int PutSignalTransport::init() {
         peers->push_back(p);
       }
   }
+  for (int d = 0; d < kDirections; d++) strays_[d].assign(recv_peers_[d].size(), 0);
   STF_CHECK(lay_out_heap());
   return lay_out_rma();
 }
@@ -430,16 +465,14 @@ std::string PutSignalTransport::describe_rank() const {
 }
 
 int PutSignalTransport::timed_out(const std::string &what) {
-  timed_out_ = what;
+  broken_ = "an earlier operation of this SF timed out waiting for " + what +
+            "; its peers' operations no longer pair with this rank's";
   return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for %s", timeout_, what.c_str());
 }
 
-int PutSignalTransport::refuse_after_timeout() const {
-  if (timed_out_.empty()) return STF_SUCCESS;
-  return set_error(STF_ERR_STATE,
-                   "putsignal transport: an earlier operation of this SF timed out waiting for %s; its peers' "
-                   "operations no longer pair with this rank's: destroy the SF",
-                   timed_out_.c_str());
+int PutSignalTransport::refuse_if_broken() const {
+  if (broken_.empty()) return STF_SUCCESS;
+  return set_error(STF_ERR_STATE, "putsignal transport: %s: destroy the SF", broken_.c_str());
 }
 
 PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
@@ -459,7 +492,8 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
 }
 
 int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) {
-  STF_CHECK(refuse_after_timeout());
+  STF_CHECK(refuse_if_broken());
+  STF_CHECK(wait_strays(d));  // before a receive of this operation could take one
   PutChannel &s = start(c, d, ub);
   const Messages &m = receivers(plan_, d);
   const std::vector<Peer> &peers = receivers_of(d);
@@ -469,6 +503,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   s.nreceive = static_cast<int>(peers.size());
   if (s.held.size() != peers.size()) {  // the channel's first operation: its direction is fixed
     s.held.resize(peers.size());
+    s.marked.resize(peers.size());
     s.recvs.resize(peers.size());
     s.recv_types.resize(peers.size());
   }
@@ -476,6 +511,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
     s.held[k] = Held::no;
+    s.marked[k] = 0;
     s.recvs[k] = MPI_REQUEST_NULL;
     if (!large(peers[k], ub)) continue;
     s.nrecvs++;
@@ -488,7 +524,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
 }
 
 int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) {
-  STF_CHECK(refuse_after_timeout());
+  STF_CHECK(refuse_if_broken());
   PutChannel &s = start(c, d, ub);
   const Messages &m = senders(plan_, d);
   std::vector<Peer> &peers = senders_of(d);
@@ -501,17 +537,16 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   if (s.staging.size() < m.idx.size() * ub) s.staging.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
     Peer &p = peers[k];
-    s.route[k] = Route::staged;
+    s.route[k] = large(p, ub) ? Route::large : Route::staged;
     s.previous[k] = 0;
     s.pending[k] = 0;
-    if (large(p, ub)) {
-      s.route[k] = Route::large;
-    } else {
+    if (p.capacity > 0) {  // region seq % S takes the message, or the mark of a large one
       std::uint64_t &last = p.last_in_region[s.seq & (slots_ - 1)];
       s.previous[k] = last;
       last = s.seq + 1;
-      if (p.via == Via::heap && p.ring.writable(s.seq, s.previous[k])) s.route[k] = Route::region;
     }
+    if (s.route[k] == Route::staged && p.via == Via::heap && p.ring.writable(s.seq, s.previous[k]))
+      s.route[k] = Route::region;
     send[k] = s.route[k] == Route::region ? p.ring.region(s.seq) : s.staging.data() + m.offset[k] * ub;
   }
   return STF_SUCCESS;
@@ -532,6 +567,11 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         s.sends.emplace_back();
         STF_CHECK(isend_bytes(send[k], peers[k].units * ub, peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]),
                               comm_.comm, &s.sends.back()));
+        if (peers[k].capacity > 0) {  // its mark, written as a staged message is
+          s.pending[k] = 1;
+          s.npending++;
+          pending_++;
+        }
         break;
     }
   return s.npending ? progress(false) : STF_SUCCESS;
@@ -574,21 +614,27 @@ int PutSignalTransport::put_rma(const Peer &p, std::uint64_t n, const void *data
   STF_MPI(MPI_Put(data, static_cast<int>(bytes), MPI_BYTE, p.rank, region, static_cast<int>(bytes), MPI_BYTE,
                   rma_win_));
   STF_MPI(MPI_Win_flush(p.rank, rma_win_));
+  return signal_rma(p, n, bytes, false);
+}
+
+int PutSignalTransport::signal_rma(const Peer &p, std::uint64_t n, std::size_t bytes, bool mark) {
+  const std::size_t stride = SlotRing::round_up(p.capacity);
   const MPI_Aint signal = p.ring_disp + static_cast<MPI_Aint>(slots_ * stride + (n & (slots_ - 1)) * kLine);
-  return accumulate(p.rank, signal, SlotRing::signal_value(n, bytes));
+  return accumulate(p.rank, signal, SlotRing::signal_value(n, bytes, mark));
 }
 
 int PutSignalTransport::write(PutChannel &c, int k) {
   const Peer &p = senders_of(c.dir)[k];
   const std::size_t bytes = p.units * c.unit_bytes;
   const char *staged = c.staging.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
+  const bool mark = c.route[k] == Route::large;  // the message went by MPI: its signal alone
   if (p.via == Via::heap) {
     if (!p.ring.writable(c.seq, c.previous[k])) return STF_SUCCESS;
-    std::memcpy(p.ring.region(c.seq), staged, bytes);
-    p.ring.publish(c.seq, bytes);
+    if (!mark) std::memcpy(p.ring.region(c.seq), staged, bytes);
+    p.ring.publish(c.seq, bytes, mark);
   } else {
     if (!rma_writable(p, c.seq, c.previous[k])) return STF_SUCCESS;
-    STF_CHECK(put_rma(p, c.seq, staged, bytes));
+    STF_CHECK(mark ? signal_rma(p, c.seq, bytes, true) : put_rma(p, c.seq, staged, bytes));
   }
   c.pending[k] = 0;
   c.npending--;
@@ -598,10 +644,55 @@ int PutSignalTransport::write(PutChannel &c, int k) {
 
 // Message k of c has arrived in its region: remember a sender whose size
 // tag says another size than expected (reported by wait_send, the
-// operation's last call).
+// operation's last call), or whose mark says its message came by MPI.
 void PutSignalTransport::note_size(PutChannel &c, int k) {
   const Peer &p = receivers_of(c.dir)[k];
+  if (p.ring.marked(c.seq)) return stray(c, k);
   if (!p.ring.has_size(c.seq, p.units * c.unit_bytes)) c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
+}
+
+// The sender's unit made message k too large for its region (the ranks'
+// units differ): it comes by MPI, where this operation posted no receive,
+// and its sender's end waits until it is received. drain_strays takes it
+// (the next begin of this direction waits for that). A large receive from
+// the same peer that another operation in flight has posted may take it
+// first: those operations fail, and so may later ones, which are refused.
+void PutSignalTransport::stray(PutChannel &c, int k) {
+  const Peer &p = receivers_of(c.dir)[k];
+  c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
+  strays_[dir_index(c.dir)][k]++;
+  for (PutChannel *o : channels_)
+    if (o != &c && o->seq_set && o->receiving && o->dir == c.dir && o->recvs[k] != MPI_REQUEST_NULL) {
+      o->mismatch.note(p.rank, false, p.units * o->unit_bytes);
+      broken_ = "rank " + std::to_string(p.rank) +
+                " sent a message by MPI where this rank awaited it in a region (the ranks' units differed in size), "
+                "and a receive of another operation may have taken it";
+    }
+}
+
+int PutSignalTransport::drain_strays() {
+  for (int d = 0; d < kDirections; d++)
+    for (std::size_t k = 0; k < strays_[d].size(); k++)
+      while (strays_[d][k] > 0) {
+        int found = 0;
+        MPI_Message message;
+        MPI_Status status;
+        STF_MPI(MPI_Improbe(recv_peers_[d][k].rank, comm_.transport_tag(tag_large[d]), comm_.comm, &found, &message,
+                            &status));
+        if (!found) break;
+        MPI_Count bytes = 0;
+        STF_MPI(MPI_Get_elements_x(&status, MPI_BYTE, &bytes));
+        Drained &x = draining_.emplace_back(Drained{std::vector<char>(static_cast<std::size_t>(bytes)), MPI_REQUEST_NULL});
+        ByteCount count;
+        STF_CHECK(count.set(x.sink.size()));
+        STF_MPI(MPI_Imrecv(x.sink.data(), count.count(), count.type(), &message, &x.req));
+        strays_[d][k]--;
+      }
+  for (int done = 1; done && !draining_.empty();) {
+    STF_MPI(MPI_Test(&draining_.front().req, &done, MPI_STATUS_IGNORE));
+    if (done) draining_.pop_front();
+  }
+  return STF_SUCCESS;
 }
 
 bool PutSignalTransport::arrived(const Peer &p, std::uint64_t n) {
@@ -623,17 +714,33 @@ int PutSignalTransport::return_credit(const Peer &p, std::uint64_t n) {
   return accumulate(p.rank, p.credit_disp + static_cast<MPI_Aint>((n & (slots_ - 1)) * kLine), n + 1);
 }
 
+// The region of large message k of c is signalled: with the sender's mark
+// (its credit returned; the receive fails if the size differs), or, from a
+// sender whose unit is smaller than mine, with the message itself, which
+// fits its region where mine does not. Then its receive is cancelled, the
+// region given back and the end fails, instead of a wait for ever. A
+// region signalled for this operation's number cannot be another
+// operation's, so nothing right is taken for a mismatch.
+int PutSignalTransport::take_signal_of_large(PutChannel &c, int k) {
+  const Peer &p = receivers_of(c.dir)[k];
+  const std::size_t expected = p.units * c.unit_bytes;
+  if (p.ring.marked(c.seq)) {
+    if (!p.ring.has_size(c.seq, expected)) c.mismatch.note(p.rank, false, expected);
+    c.marked[k] = 1;
+  } else {
+    cancel_receive(&c.recvs[k]);
+    c.mismatch.note(p.rank, false, expected);
+    c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
+  }
+  return return_credit(p, c.seq);
+}
+
 // Each large message is tested on its own, so that its status gives its
 // size (a peer's unit of another size; Open MPI 4.1's MPI_Testall reports
-// no truncation). A sender whose unit is smaller than mine may also find
-// that its message fits its region where mine does not: the message is
-// then signalled in the region, not sent by MPI. Its receive is cancelled,
-// the region given back and the end fails, instead of a wait for ever. A
-// region signalled for this operation's number cannot be another
-// operation's, so nothing right is taken for a mismatch. The region is
-// watched also once the receive has completed: a sender running ahead may
-// have sent a later operation's large message, which this receive took
-// (seen where the region's signal is visible by then).
+// no truncation). It is done once received and its region's signal taken
+// (take_signal_of_large): a sender running ahead may have sent a later
+// operation's large message, which this receive took, and the signal says
+// so where it is not a mark.
 int PutSignalTransport::test_large(PutChannel &c, bool *done) {
   const std::vector<Peer> &peers = receivers_of(c.dir);
   *done = true;
@@ -658,13 +765,9 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
           c.mismatch.note(p.rank, false, expected, static_cast<std::size_t>(got));
       }
     }
-    if (p.capacity > 0 && arrived(p, c.seq)) {
-      cancel_receive(&c.recvs[k]);
-      c.mismatch.note(p.rank, false, expected);
-      STF_CHECK(return_credit(p, c.seq));
-      c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
-    }
-    if (c.recvs[k] != MPI_REQUEST_NULL) *done = false;
+    if (awaits_signal(c, static_cast<int>(k)) && arrived(p, c.seq))
+      STF_CHECK(take_signal_of_large(c, static_cast<int>(k)));
+    if (c.recvs[k] != MPI_REQUEST_NULL || awaits_signal(c, static_cast<int>(k))) *done = false;
   }
   return STF_SUCCESS;
 }
@@ -680,14 +783,15 @@ int PutSignalTransport::wait_large(PutChannel &c) {
     backoff.pause();
     if (!backoff.expired()) continue;
     // Not done: a receive is still posted (abandon, after the failed end,
-    // cancels them).
+    // cancels them), or a region's signal is still awaited.
     std::size_t k = 0;
-    while (c.recvs[k] == MPI_REQUEST_NULL) k++;
+    while (c.recvs[k] == MPI_REQUEST_NULL && !awaits_signal(c, static_cast<int>(k))) k++;
     return timed_out("a message larger than its region from rank " + std::to_string(receivers_of(c.dir)[k].rank));
   }
 }
 
 int PutSignalTransport::progress(bool drain) {
+  if (!strays_empty()) STF_CHECK(drain_strays());
   if (!drain && pending_ == 0) return STF_SUCCESS;
   for (PutChannel *c : channels_) {
     if (!c->seq_set) continue;
@@ -698,7 +802,11 @@ int PutSignalTransport::progress(bool drain) {
     const std::vector<Peer> &peers = receivers_of(c->dir);
     for (std::size_t k = 0; k < peers.size(); k++) {
       const Peer &p = peers[k];
-      if (c->held[k] != Held::no || large(p, c->unit_bytes) || !arrived(p, c->seq)) continue;
+      if (p.capacity == 0 || c->held[k] != Held::no || !arrived(p, c->seq)) continue;
+      if (large(p, c->unit_bytes)) {
+        if (!c->marked[k]) STF_CHECK(take_signal_of_large(*c, static_cast<int>(k)));
+        continue;
+      }
       note_size(*c, static_cast<int>(k));
       std::memcpy(c->spill.data() + m.offset[k] * c->unit_bytes, p.ring.region(c->seq), p.units * c->unit_bytes);
       STF_CHECK(consume(*c, static_cast<int>(k)));
@@ -746,6 +854,36 @@ int PutSignalTransport::wait_recv(Channel &c) {
   return STF_SUCCESS;
 }
 
+int PutSignalTransport::wait_strays(Direction d) {
+  const std::vector<int> &left = strays_[dir_index(d)];
+  Backoff backoff(spins_, timeout_);
+  while (std::any_of(left.begin(), left.end(), [](int n) { return n > 0; })) {
+    STF_CHECK(progress(true));
+    STF_CHECK(reap_signals());
+    backoff.pause();
+    if (backoff.expired()) return timed_out("the message of an earlier, failed operation");
+  }
+  return STF_SUCCESS;
+}
+
+void PutSignalTransport::drain_strays_now() {
+  for (int d = 0; d < kDirections; d++)
+    for (std::size_t k = 0; k < strays_[d].size(); k++)
+      for (; strays_[d][k] > 0; strays_[d][k]--) {
+        MPI_Message message;
+        MPI_Status status;
+        MPI_Count bytes = 0;
+        ByteCount count;
+        if (MPI_Mprobe(recv_peers_[d][k].rank, comm_.transport_tag(tag_large[d]), comm_.comm, &message, &status) !=
+                MPI_SUCCESS ||
+            MPI_Get_elements_x(&status, MPI_BYTE, &bytes) != MPI_SUCCESS)
+          return;
+        std::vector<char> sink(static_cast<std::size_t>(bytes));
+        if (count.set(sink.size()) != STF_SUCCESS) return;
+        MPI_Mrecv(sink.data(), count.count(), count.type(), &message, MPI_STATUS_IGNORE);
+      }
+}
+
 int PutSignalTransport::test_recv(Channel &c, bool *done) {
   PutChannel &s = c.get<PutChannel>();
   STF_CHECK(progress(false));
@@ -780,6 +918,10 @@ int PutSignalTransport::wait_send(Channel &c) {
     if (s.pending[k])
       STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k].rank, &PutSignalTransport::written, s, k));
   STF_CHECK(wait_all(&s.sends));
+  // A message this operation found marked: its receive posted before the
+  // end returns, so that the sender's end completes while this rank is
+  // elsewhere (MPI progresses it in any call).
+  STF_CHECK(wait_strays(s.dir));
   s.seq_set = false;
   // Once the operation is complete and its regions given back.
   return s.mismatch.report("putsignal");

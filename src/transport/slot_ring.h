@@ -6,8 +6,8 @@
 //
 // The receiver owns S regions (S a power of two) for messages from the
 // sender. The message of sequence number n (the n-th operation of its
-// direction on the SF, the same on every rank) goes in region n % S, unless it goes another way (too large
-// for the region): then the region keeps its previous message. Each region
+// direction on the SF, the same on every rank) goes in region n % S, or,
+// too large for it, another way, with its signal in region n % S. Each region
 // has a signal word, written by the sender, and a credit word, written by
 // the receiver, each in a cache line of its own:
 //   sender:   wait until credit(n) >= p, where p - 1 is the sequence number
@@ -18,7 +18,11 @@
 //   receiver: wait until signal(n) carries n + 1 (acquire), read the region,
 //             store credit(n) = n + 1 (release).
 // The size tag lets the receiver notice a message of another size than it
-// expects (ranks passing units of different sizes) without a word more.
+// expects (ranks passing units of different sizes) without a word more. A
+// message too large for its region goes another way, and its sender then
+// signals the region with a mark instead of writing it (credit and signal
+// as for a message), so that every message has its signal: a receiver
+// waiting in the region for a message that went another way sees it.
 // A region's messages are written and read in sequence order, so the
 // sequence numbers in its words only grow, and a value names its sequence
 // number: a late or early signal is never taken for the current one. Nothing here blocks: callers poll with a
@@ -66,20 +70,26 @@ struct SlotRing {
   bool writable(std::uint64_t n, std::uint64_t previous) const {
     return previous == 0 || __atomic_load_n(credit(n), __ATOMIC_ACQUIRE) >= previous;
   }
-  // Signals: n + 1 below bit 48 (2^48 operations per direction), the size
-  // tag above.
-  static constexpr std::uint64_t kSequenceBits = (std::uint64_t(1) << 48) - 1;
+  // Signals: n + 1 below bit 47 (2^47 operations per direction), the mark
+  // of a message sent another way in bit 47, the size tag above.
+  static constexpr std::uint64_t kSequenceBits = (std::uint64_t(1) << 47) - 1;
+  static constexpr std::uint64_t kMark = std::uint64_t(1) << 47;
   static std::uint64_t size_tag(std::size_t bytes) {
     return (static_cast<std::uint64_t>(bytes) * 0x9e3779b97f4a7c15ull) >> 48;  // a multiplicative hash
   }
-  static std::uint64_t signal_value(std::uint64_t n, std::size_t bytes) { return (n + 1) | size_tag(bytes) << 48; }
-  void publish(std::uint64_t n, std::size_t bytes) const {
-    __atomic_store_n(signal(n), signal_value(n, bytes), __ATOMIC_RELEASE);
+  static std::uint64_t signal_value(std::uint64_t n, std::size_t bytes, bool mark = false) {
+    return (n + 1) | (mark ? kMark : 0) | size_tag(bytes) << 48;
+  }
+  // Message n, in its region, or (mark) sent another way.
+  void publish(std::uint64_t n, std::size_t bytes, bool mark = false) const {
+    __atomic_store_n(signal(n), signal_value(n, bytes, mark), __ATOMIC_RELEASE);
   }
   // Receiver.
   bool arrived(std::uint64_t n) const {
     return (__atomic_load_n(signal(n), __ATOMIC_ACQUIRE) & kSequenceBits) == n + 1;
   }
+  // Once arrived(n): message n went another way (its region holds nothing).
+  bool marked(std::uint64_t n) const { return __atomic_load_n(signal(n), __ATOMIC_ACQUIRE) & kMark; }
   // Once arrived(n): whether message n has `bytes` bytes (up to the tag's
   // 16 bits: sizes whose hashes collide pass).
   bool has_size(std::uint64_t n, std::size_t bytes) const {

@@ -313,53 +313,60 @@ void failed_operation(Checker &ck) {
   }
 }
 
-// putsignal sizes its regions for units of 16 bytes: rank 0's 8-byte units
-// fit, rank 1's 32-byte ones do not. In a bcast from rank 0's roots to rank
-// 1's leaves rank 0 puts the message in its region while rank 1 waits for
-// it from MPI: rank 1 must see it there and fail, not wait for ever, and
-// the SF must still move both sizes afterwards. (The reverse, a large
-// message where a region is awaited, still waits: see the header.) Built
+// putsignal sizes its regions for units of 16 bytes: 8-byte units fit,
+// 32-byte ones do not. In a bcast from rank 0's roots to rank 1's leaves
+// with 8-byte units on rank 0 and 32-byte ones on rank 1, rank 0 puts the
+// message in its region while rank 1 waits for it from MPI; the other way
+// round, rank 0 sends it by MPI (and marks the region) while rank 1 waits
+// in the region. Either way rank 1 must fail, not wait for ever, the
+// sender succeed (with 4 units its message goes eagerly; with 2^15 units,
+// 1 MiB, it waits for rank 1 to receive it, which rank 1 does before its
+// failed end returns), and the SF still move both sizes afterwards. Built
 // with MPICH, peers on other nodes have no region: there both messages go
 // by MPI, and the receiver fails on its size.
 void misrouted_message(Checker &ck) {
   if (nranks < 2) return;
-  const stf_int n = 4;
   MPI_Datatype wide;  // 32 bytes
   MPI_Type_contiguous(4, MPI_DOUBLE, &wide);
   MPI_Type_commit(&wide);
-  for (const char *options : {"-stf_type putsignal", "-stf_type putsignal -stf_ranks_per_node 1"}) {
-    ck.context(std::string("a message in a region where MPI's is awaited, ") + options);
-    std::vector<stf_node> remote(me == 1 ? n : 0);
-    for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
-    stf_sf sf = nullptr;
-    if (!ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create")) continue;
-    ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
-    ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
-                          remote.data(), STF_COPY_VALUES),
-            STF_SUCCESS, "stf_set_graph");
-    const std::size_t bytes = n * 32;
-    std::vector<unsigned char> roots(bytes + 16, 0xab), leaves(bytes + 16, 0xab);
-    const int rc = stf_bcast(sf, me == 0 ? MPI_DOUBLE : wide, roots.data() + 8, leaves.data() + 8, MPI_REPLACE);
-    if (me == 1 && ck.code(rc, STF_ERR_ARG, "bcast of a message sent to a region, awaited from MPI") && rc)
-      ck.has_message("another size");
-    if (me == 0) ck.code(rc, STF_SUCCESS, "bcast, sender of the smaller message");
-    // Rank 0's bcasts complete without rank 1: were it to send the large
-    // message below before rank 1 looked at its region, rank 1's receive
-    // would take it (and fail, but the later bcast would wait for ever).
-    MPI_Barrier(MPI_COMM_WORLD);
-    for (std::size_t i = 0; i < 8; i++)
-      ck.check(leaves[i] == 0xab && leaves[bytes + 8 + i] == 0xab, "the bcast wrote outside the leaf array");
-    for (MPI_Datatype unit : {MPI_DOUBLE, wide}) {  // in regions, then by MPI
-      std::vector<double> r(4 * n), l(4 * n, -1);
-      for (stf_int i = 0; i < 4 * n; i++) r[i] = i + 0.5;
-      ck.code(stf_bcast(sf, unit, r.data(), l.data(), MPI_REPLACE), STF_SUCCESS, "a bcast afterwards");
-      const stf_int values = unit == wide ? 4 * n : n;
-      int wrong = 0;
-      for (stf_int i = 0; me == 1 && i < values; i++) wrong += l[i] != i + 0.5;
-      ck.check(wrong == 0, "a bcast afterwards: %d wrong values", wrong);
+  for (const char *options : {"-stf_type putsignal", "-stf_type putsignal -stf_ranks_per_node 1"})
+    for (const stf_int n : {4, 1 << 15})
+    for (bool sender_wide : {false, true}) {
+      ck.context(std::string(sender_wide ? "a message sent by MPI where a region's is awaited, "
+                                         : "a message in a region where MPI's is awaited, ") +
+                 options + ", " + std::to_string(n) + " units");
+      std::vector<stf_node> remote(me == 1 ? n : 0);
+      for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
+      stf_sf sf = nullptr;
+      if (!ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create")) continue;
+      ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+      ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
+                            remote.data(), STF_COPY_VALUES),
+              STF_SUCCESS, "stf_set_graph");
+      const std::size_t bytes = n * 32;
+      std::vector<unsigned char> roots(bytes + 16, 0xab), leaves(bytes + 16, 0xab);
+      const MPI_Datatype unit = (me == 0) == sender_wide ? wide : MPI_DOUBLE;
+      const int rc = stf_bcast(sf, unit, roots.data() + 8, leaves.data() + 8, MPI_REPLACE);
+      if (me == 1 && ck.code(rc, STF_ERR_ARG, "bcast with the units of another size than the sender's") && rc)
+        ck.has_message("another size");
+      if (me == 0) ck.code(rc, STF_SUCCESS, "bcast, the sender");
+      // Rank 0's bcasts complete without rank 1: were it to send the large
+      // message below before rank 1 looked at its region, rank 1's receive
+      // would take it (and fail, but the later bcast would wait for ever).
+      MPI_Barrier(MPI_COMM_WORLD);
+      for (std::size_t i = 0; i < 8; i++)
+        ck.check(leaves[i] == 0xab && leaves[bytes + 8 + i] == 0xab, "the bcast wrote outside the leaf array");
+      for (MPI_Datatype u : {MPI_DOUBLE, wide}) {  // in regions, then by MPI
+        std::vector<double> r(4 * n), l(4 * n, -1);
+        for (stf_int i = 0; i < 4 * n; i++) r[i] = i + 0.5;
+        ck.code(stf_bcast(sf, u, r.data(), l.data(), MPI_REPLACE), STF_SUCCESS, "a bcast afterwards");
+        const stf_int values = u == wide ? 4 * n : n;
+        int wrong = 0;
+        for (stf_int i = 0; me == 1 && i < values; i++) wrong += l[i] != i + 0.5;
+        ck.check(wrong == 0, "a bcast afterwards: %d wrong values", wrong);
+      }
+      ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
     }
-    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
-  }
   MPI_Type_free(&wide);
 }
 
