@@ -63,7 +63,10 @@
  *     message is signalled in its region, the large ones with a mark);
  *     where the receiver's operations in flight had a receive posted that
  *     the sender's larger message could take, those fail too and its SF
- *     refuses new bcasts and reduces (STF_ERR_STATE); neighbor, under
+ *     refuses new bcasts and reduces (STF_ERR_STATE), as it does where the
+ *     receiver's unit is the larger and its receive took a later
+ *     operation's message (the sender ran ahead), which that operation then
+ *     waits for (for ever, or up to -stf_putsignal_timeout); neighbor, under
  *     Open MPI 4.1, aborts the job (its truncation goes to
  *     MPI_COMM_WORLD's handler).
  * - Every other error is local to the calling rank: NULL or invalid

@@ -55,7 +55,9 @@
 //   into STF_ERR_TIMEOUT. After a timeout the SF refuses new bcasts and
 //   reduces (STF_ERR_STATE): the late peer's message still has to come
 //   into the operation's region, and the numbering of later operations
-//   would pair them with the wrong ones; only its destroy is left.
+//   would pair them with the wrong ones; only its destroy is left. The
+//   same after units of different sizes where a message may have been
+//   taken by another operation's receive (above).
 // - Fetch-and-op combines contributions in its receive buffers and sends the
 //   old values back from them, from end: basic (the registry row says so).
 // - Set-up exchanges where each ring lies, one MPI_Aint per peer pair and
@@ -164,11 +166,16 @@ struct PutChannel : ChannelState {
 
 // A large message's receive still in flight, cancelled (its buffer may go
 // before its message comes), then freed.
-void cancel_receive(MPI_Request *r) {
-  if (*r == MPI_REQUEST_NULL) return;
+// Returns false where it had taken a message already.
+bool cancel_receive(MPI_Request *r) {
+  if (*r == MPI_REQUEST_NULL) return true;
   MPI_Cancel(r);
-  MPI_Wait(r, MPI_STATUS_IGNORE);
+  MPI_Status status;
+  MPI_Wait(r, &status);
+  int cancelled = 0;
+  MPI_Test_cancelled(&status, &cancelled);
   MPI_Request_free(r);
+  return cancelled != 0;
 }
 
 class PutSignalTransport final : public Transport {
@@ -261,6 +268,8 @@ class PutSignalTransport final : public Transport {
   int drain_strays();  // receives and drops them
   int wait_strays(Direction d);  // until those of direction d are being received
   void drain_strays_now();       // all of them, blocking (destroy)
+  int spill(PutChannel &c, int k);  // message k of c out of its region, credit returned
+  int earlier_regions_seen(PutChannel &c, int k, bool *seen);
   bool strays_empty() const {
     return draining_.empty() && std::all_of(std::begin(strays_), std::end(strays_), [](const std::vector<int> &v) {
              return std::all_of(v.begin(), v.end(), [](int n) { return n == 0; });
@@ -655,14 +664,15 @@ void PutSignalTransport::note_size(PutChannel &c, int k) {
 // units differ): it comes by MPI, where this operation posted no receive,
 // and its sender's end waits until it is received. drain_strays takes it
 // (the next begin of this direction waits for that). A large receive from
-// the same peer that another operation in flight has posted may take it
-// first: those operations fail, and so may later ones, which are refused.
+// the same peer that a later operation has posted may take it first: those
+// operations fail (none has ended: test_large waits until earlier ones
+// have looked at their regions), and so may later ones, which are refused.
 void PutSignalTransport::stray(PutChannel &c, int k) {
   const Peer &p = receivers_of(c.dir)[k];
   c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
   strays_[dir_index(c.dir)][k]++;
   for (PutChannel *o : channels_)
-    if (o != &c && o->seq_set && o->receiving && o->dir == c.dir && o->recvs[k] != MPI_REQUEST_NULL) {
+    if (o->seq_set && o->receiving && o->dir == c.dir && o->seq > c.seq && large(p, o->unit_bytes)) {
       o->mismatch.note(p.rank, false, p.units * o->unit_bytes);
       broken_ = "rank " + std::to_string(p.rank) +
                 " sent a message by MPI where this rank awaited it in a region (the ranks' units differed in size), "
@@ -728,7 +738,13 @@ int PutSignalTransport::take_signal_of_large(PutChannel &c, int k) {
     if (!p.ring.has_size(c.seq, expected)) c.mismatch.note(p.rank, false, expected);
     c.marked[k] = 1;
   } else {
-    cancel_receive(&c.recvs[k]);
+    // A receive that completed (its request freed) or could not be
+    // cancelled took a later operation's message, which that operation
+    // then waits for in vain.
+    if (c.recvs[k] == MPI_REQUEST_NULL || !cancel_receive(&c.recvs[k]))
+      broken_ = "rank " + std::to_string(p.rank) +
+                " put a message in a region where this rank awaited it by MPI (the ranks' units differed in size), "
+                "and this rank's receive took a later operation's message";
     c.mismatch.note(p.rank, false, expected);
     c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
   }
@@ -767,7 +783,13 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
     }
     if (awaits_signal(c, static_cast<int>(k)) && arrived(p, c.seq))
       STF_CHECK(take_signal_of_large(c, static_cast<int>(k)));
-    if (c.recvs[k] != MPI_REQUEST_NULL || awaits_signal(c, static_cast<int>(k))) *done = false;
+    if (c.recvs[k] != MPI_REQUEST_NULL || awaits_signal(c, static_cast<int>(k))) {
+      *done = false;
+    } else if (p.capacity > 0 && c.held[k] == Held::no) {
+      bool seen = false;
+      STF_CHECK(earlier_regions_seen(c, static_cast<int>(k), &seen));
+      *done = *done && seen;
+    }
   }
   return STF_SUCCESS;
 }
@@ -785,7 +807,11 @@ int PutSignalTransport::wait_large(PutChannel &c) {
     // Not done: a receive is still posted (abandon, after the failed end,
     // cancels them), or a region's signal is still awaited.
     std::size_t k = 0;
-    while (c.recvs[k] == MPI_REQUEST_NULL && !awaits_signal(c, static_cast<int>(k))) k++;
+    const auto late = [&](std::size_t i) {
+      return large(receivers_of(c.dir)[i], c.unit_bytes) &&
+             (c.recvs[i] != MPI_REQUEST_NULL || awaits_signal(c, static_cast<int>(i)));
+    };
+    while (k + 1 < c.held.size() && !late(k)) k++;
     return timed_out("a message larger than its region from rank " + std::to_string(receivers_of(c.dir)[k].rank));
   }
 }
@@ -798,7 +824,6 @@ int PutSignalTransport::progress(bool drain) {
     for (int k = 0; c->npending > 0 && k < static_cast<int>(c->pending.size()); k++)
       if (c->pending[k]) STF_CHECK(write(*c, k));
     if (!drain || !c->receiving || c->waited) continue;
-    const Messages &m = receivers(plan_, c->dir);
     const std::vector<Peer> &peers = receivers_of(c->dir);
     for (std::size_t k = 0; k < peers.size(); k++) {
       const Peer &p = peers[k];
@@ -807,11 +832,36 @@ int PutSignalTransport::progress(bool drain) {
         if (!c->marked[k]) STF_CHECK(take_signal_of_large(*c, static_cast<int>(k)));
         continue;
       }
-      note_size(*c, static_cast<int>(k));
-      std::memcpy(c->spill.data() + m.offset[k] * c->unit_bytes, p.ring.region(c->seq), p.units * c->unit_bytes);
-      STF_CHECK(consume(*c, static_cast<int>(k)));
-      c->held[k] = Held::spilled;
+      STF_CHECK(spill(*c, static_cast<int>(k)));
     }
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::spill(PutChannel &c, int k) {
+  const Peer &p = receivers_of(c.dir)[k];
+  note_size(c, k);
+  std::memcpy(c.spill.data() + receivers(plan_, c.dir).offset[k] * c.unit_bytes, p.ring.region(c.seq),
+              p.units * c.unit_bytes);
+  STF_CHECK(consume(c, k));
+  c.held[k] = Held::spilled;
+  return STF_SUCCESS;
+}
+
+// Whether every operation in flight before c that awaits its message from
+// receiving peer k in a region has looked at that region (spilling what
+// has arrived): were one a mark (stray()), c's large receive may hold that
+// operation's message instead of its own, and c must fail, not succeed.
+int PutSignalTransport::earlier_regions_seen(PutChannel &c, int k, bool *seen) {
+  const Peer &p = receivers_of(c.dir)[k];
+  *seen = true;
+  for (PutChannel *o : channels_) {
+    if (o->dir != c.dir || !o->seq_set || !o->receiving || o->waited || o->seq >= c.seq) continue;
+    if (o->held[k] != Held::no || large(p, o->unit_bytes)) continue;
+    if (arrived(p, o->seq))
+      STF_CHECK(spill(*o, k));
+    else
+      *seen = false;
   }
   return STF_SUCCESS;
 }
@@ -855,6 +905,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
 }
 
 int PutSignalTransport::wait_strays(Direction d) {
+  if (!broken_.empty()) return STF_SUCCESS;  // the counts may be off; new operations are refused anyway
   const std::vector<int> &left = strays_[dir_index(d)];
   Backoff backoff(spins_, timeout_);
   while (std::any_of(left.begin(), left.end(), [](int n) { return n > 0; })) {
@@ -867,6 +918,7 @@ int PutSignalTransport::wait_strays(Direction d) {
 }
 
 void PutSignalTransport::drain_strays_now() {
+  if (!broken_.empty()) return;  // the counts may be off: a wait could be for ever
   for (int d = 0; d < kDirections; d++)
     for (std::size_t k = 0; k < strays_[d].size(); k++)
       for (; strays_[d][k] > 0; strays_[d][k]--) {
@@ -917,7 +969,17 @@ int PutSignalTransport::wait_send(Channel &c) {
   for (int k = 0; k < static_cast<int>(s.pending.size()); k++)
     if (s.pending[k])
       STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k].rank, &PutSignalTransport::written, s, k));
-  STF_CHECK(wait_all(&s.sends));
+  // Polled, not MPI_Waitall: a peer may need a mark of an earlier
+  // operation, staged here, before it can receive these messages.
+  Backoff backoff(spins_, timeout_);
+  for (bool done = false;;) {
+    STF_CHECK(test_all(&s.sends, &done));
+    if (done) break;
+    STF_CHECK(progress(backoff.patient()));
+    STF_CHECK(reap_signals());
+    backoff.pause();
+    if (backoff.expired()) return timed_out("the receipt of a message larger than its region");
+  }
   // A message this operation found marked: its receive posted before the
   // end returns, so that the sender's end completes while this rank is
   // elsewhere (MPI progresses it in any call).

@@ -226,6 +226,66 @@ void late_large_message(Checker &ck, int me) {
   MPI_Comm_free(&pair);
 }
 
+// Large messages (24-byte units: by MPI, 384 KiB, not sent eagerly) from
+// rank 0 to rank 1, two regions, each message's region marked. Rank 1
+// completes bcast 1 by stf_test, which takes mark 1 (and not mark 0, as a
+// waiting end would): rank 0's mark 2 waits, staged, for region 0, and
+// mark 3 goes at once. Rank 0 ends 3 first, rank 1 ends 2 before it begins
+// 3, and 2 needs mark 2: rank 0 must write it while it waits for rank 1 to
+// receive message 3 (it waited in MPI_Waitall, and both waited for ever).
+void staged_mark_while_sending(Checker &ck, int me) {
+  ck.context("a staged mark while the sender waits for its large message's receipt");
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  const stf_int n = 1 << 14;
+  std::vector<stf_node> remote(me == 1 ? n : 0);
+  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
+  stf_sf sf = nullptr;
+  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_slots 2"), STF_SUCCESS, "options");
+  ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
+                        remote.data(), STF_COPY_VALUES),
+          STF_SUCCESS, "graph");
+  MPI_Datatype unit;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
+  MPI_Type_commit(&unit);
+  std::vector<std::vector<double>> roots(4), leaves(4);
+  stf_request reqs[4] = {nullptr, nullptr, nullptr, nullptr};
+  const auto begin = [&](int i) {
+    roots[i].assign(3 * n, 0);
+    leaves[i].assign(3 * n, -1);
+    for (stf_int j = 0; me == 0 && j < 3 * n; j++) roots[i][j] = value(i, 0, 0, 0) + j;
+    ck.code(stf_bcast_begin(sf, unit, roots[i].data(), leaves[i].data(), MPI_REPLACE, &reqs[i]), STF_SUCCESS,
+            "stf_bcast_begin");
+  };
+  const auto end = [&](int i) { ck.code(stf_bcast_end(sf, &reqs[i]), STF_SUCCESS, "stf_bcast_end"); };
+  for (int i : {0, 1, 2}) begin(i);
+  if (me == 1) {
+    int done = 0;
+    while (!done && ck.code(stf_test(sf, &reqs[1], &done), STF_SUCCESS, "stf_test")) {
+    }
+  }
+  MPI_Barrier(pair);
+  if (me == 0) {
+    begin(3);
+    for (int i : {3, 0, 1, 2}) end(i);
+  } else {
+    usleep(200000);  // rank 0 ends 3 before this rank gives region 0 back
+    end(2);
+    begin(3);
+    end(3);
+    end(0);
+  }
+  long long wrong = 0;
+  for (int i = 0; me == 1 && i < 4; i++)
+    for (stf_int j = 0; j < 3 * n; j++) wrong += leaves[i][j] != value(i, 0, 0, 0) + j;
+  ck.check(wrong == 0, "%lld values wrong", wrong);
+  MPI_Type_free(&unit);
+  stf_destroy(&sf);
+  MPI_Comm_free(&pair);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -245,6 +305,7 @@ int main(int argc, char **argv) {
   view(ck, me, size);
   if (size >= 2) stalled_peer(ck, me);
   if (size >= 2) late_large_message(ck, me);
+  if (size >= 2) staged_mark_while_sending(ck, me);
   int rc = ck.finish();
   MPI_Finalize();
   return rc;
