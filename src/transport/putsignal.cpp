@@ -193,7 +193,7 @@ class PutSignalTransport final : public Transport {
     if (finalized) return;
     for (Signal &s : signals_) MPI_Wait(&s.req, MPI_STATUS_IGNORE);
     drain_strays_now();
-    for (Drained &x : draining_) MPI_Wait(&x.req, MPI_STATUS_IGNORE);
+    for (Drained &x : draining_) MPI_Wait(&x.req, MPI_STATUS_IGNORE);  // matched already, also when broken
     for (MPI_Win *w : {&heap_win_, &rma_win_})
       if (*w != MPI_WIN_NULL) {
         MPI_Win_unlock_all(*w);
@@ -256,6 +256,23 @@ class PutSignalTransport final : public Transport {
   int progress(bool drain);
   int wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int), PutChannel &c,
                  int k);
+  // Every wait: calls ready(&done) until it says done, moving staged and
+  // arrived messages meanwhile; after -stf_putsignal_timeout,
+  // STF_ERR_TIMEOUT waiting for what().
+  template <class Ready, class What>
+  int poll_until(Ready ready, What what) {
+    Backoff backoff(spins_, timeout_);
+    for (;;) {
+      bool done = false;
+      STF_CHECK(ready(&done));
+      if (done) return STF_SUCCESS;
+      STF_CHECK(progress(backoff.patient()));
+      STF_CHECK(reap_signals());
+      poke_mpi();
+      backoff.pause();
+      if (backoff.expired()) return timed_out(what());
+    }
+  }
   bool received(PutChannel &c, int k) { return c.held[k] != Held::no || arrived(receivers_of(c.dir)[k], c.seq); }
   bool written(PutChannel &c, int k) { return !c.pending[k]; }
   // STF_ERR_TIMEOUT, remembered: a new operation is then refused.
@@ -795,25 +812,20 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
 }
 
 int PutSignalTransport::wait_large(PutChannel &c) {
-  Backoff backoff(spins_, timeout_);
-  for (;;) {
-    bool done = false;
-    STF_CHECK(test_large(c, &done));
-    if (done) return STF_SUCCESS;
-    STF_CHECK(progress(backoff.patient()));
-    STF_CHECK(reap_signals());
-    backoff.pause();
-    if (!backoff.expired()) continue;
-    // Not done: a receive is still posted (abandon, after the failed end,
-    // cancels them), or a region's signal is still awaited.
-    std::size_t k = 0;
-    const auto late = [&](std::size_t i) {
-      return large(receivers_of(c.dir)[i], c.unit_bytes) &&
-             (c.recvs[i] != MPI_REQUEST_NULL || awaits_signal(c, static_cast<int>(i)));
-    };
-    while (k + 1 < c.held.size() && !late(k)) k++;
-    return timed_out("a message larger than its region from rank " + std::to_string(receivers_of(c.dir)[k].rank));
-  }
+  return poll_until([&](bool *done) { return test_large(c, done); },
+                    [&] {
+                      // Not done: a receive is still posted (abandon, after the
+                      // failed end, cancels them), or a region's signal is
+                      // still awaited.
+                      const auto late = [&](std::size_t i) {
+                        return large(receivers_of(c.dir)[i], c.unit_bytes) &&
+                               (c.recvs[i] != MPI_REQUEST_NULL || awaits_signal(c, static_cast<int>(i)));
+                      };
+                      std::size_t k = 0;
+                      while (k + 1 < c.held.size() && !late(k)) k++;
+                      return "a message larger than its region from rank " +
+                             std::to_string(receivers_of(c.dir)[k].rank);
+                    });
 }
 
 int PutSignalTransport::progress(bool drain) {
@@ -868,15 +880,12 @@ int PutSignalTransport::earlier_regions_seen(PutChannel &c, int k, bool *seen) {
 
 int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int),
                                    PutChannel &c, int k) {
-  Backoff backoff(spins_, timeout_);
-  while (!(this->*ready)(c, k)) {
-    STF_CHECK(progress(backoff.patient()));
-    STF_CHECK(reap_signals());
-    poke_mpi();
-    backoff.pause();
-    if (backoff.expired()) return timed_out(std::string(what) + " of rank " + std::to_string(rank));
-  }
-  return STF_SUCCESS;
+  return poll_until(
+      [&](bool *done) {
+        *done = (this->*ready)(c, k);
+        return STF_SUCCESS;
+      },
+      [&] { return std::string(what) + " of rank " + std::to_string(rank); });
 }
 
 int PutSignalTransport::wait_recv(Channel &c) {
@@ -907,33 +916,18 @@ int PutSignalTransport::wait_recv(Channel &c) {
 int PutSignalTransport::wait_strays(Direction d) {
   if (!broken_.empty()) return STF_SUCCESS;  // the counts may be off; new operations are refused anyway
   const std::vector<int> &left = strays_[dir_index(d)];
-  Backoff backoff(spins_, timeout_);
-  while (std::any_of(left.begin(), left.end(), [](int n) { return n > 0; })) {
-    STF_CHECK(progress(true));
-    STF_CHECK(reap_signals());
-    backoff.pause();
-    if (backoff.expired()) return timed_out("the message of an earlier, failed operation");
-  }
-  return STF_SUCCESS;
+  return poll_until(
+      [&](bool *done) {
+        *done = std::none_of(left.begin(), left.end(), [](int n) { return n > 0; });
+        return STF_SUCCESS;
+      },
+      [] { return std::string("the message of an earlier, failed operation"); });
 }
 
 void PutSignalTransport::drain_strays_now() {
   if (!broken_.empty()) return;  // the counts may be off: a wait could be for ever
-  for (int d = 0; d < kDirections; d++)
-    for (std::size_t k = 0; k < strays_[d].size(); k++)
-      for (; strays_[d][k] > 0; strays_[d][k]--) {
-        MPI_Message message;
-        MPI_Status status;
-        MPI_Count bytes = 0;
-        ByteCount count;
-        if (MPI_Mprobe(recv_peers_[d][k].rank, comm_.transport_tag(tag_large[d]), comm_.comm, &message, &status) !=
-                MPI_SUCCESS ||
-            MPI_Get_elements_x(&status, MPI_BYTE, &bytes) != MPI_SUCCESS)
-          return;
-        std::vector<char> sink(static_cast<std::size_t>(bytes));
-        if (count.set(sink.size()) != STF_SUCCESS) return;
-        MPI_Mrecv(sink.data(), count.count(), count.type(), &message, MPI_STATUS_IGNORE);
-      }
+  Backoff backoff(spins_, 0);
+  while (!strays_empty() && drain_strays() == STF_SUCCESS) backoff.pause();
 }
 
 int PutSignalTransport::test_recv(Channel &c, bool *done) {
@@ -971,15 +965,8 @@ int PutSignalTransport::wait_send(Channel &c) {
       STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k].rank, &PutSignalTransport::written, s, k));
   // Polled, not MPI_Waitall: a peer may need a mark of an earlier
   // operation, staged here, before it can receive these messages.
-  Backoff backoff(spins_, timeout_);
-  for (bool done = false;;) {
-    STF_CHECK(test_all(&s.sends, &done));
-    if (done) break;
-    STF_CHECK(progress(backoff.patient()));
-    STF_CHECK(reap_signals());
-    backoff.pause();
-    if (backoff.expired()) return timed_out("the receipt of a message larger than its region");
-  }
+  STF_CHECK(poll_until([&](bool *done) { return test_all(&s.sends, done); },
+                       [] { return std::string("the receipt of a message larger than its region"); }));
   // A message this operation found marked: its receive posted before the
   // end returns, so that the sender's end completes while this rank is
   // elsewhere (MPI progresses it in any call).
