@@ -1,10 +1,14 @@
 // The one way kernels write shared memory atomically: acc = acc op in as a
-// compare-and-swap loop. Only kernels run by a parallel executor over a
+// compare-and-swap loop, or on a GPU the hardware's own atomic where it has
+// one for the op and type. Only kernels run by a parallel executor over a
 // destination list with duplicates use it (see needs_atomics); serial code
 // never pays for it. The functors call atomic_apply alike on host and CUDA
 // device; only the compare-and-swap differs.
 #pragma once
 
+#include <type_traits>
+
+#include "kernels/ops.h"
 #include "kernels/portability.h"
 
 namespace stf {
@@ -26,6 +30,44 @@ __device__ void cas_apply(W *word, unsigned offset, const T &in) {
     seen = atomicCAS(word, expected, next);
   } while (seen != expected);
 }
+
+// The hardware's atomic for sum, max and min on 4- and 8-byte integers and
+// for sum on float and double (the ops the device takes that have one);
+// false where it has none.
+// Under contention a compare-and-swap loop retries once per competitor: on
+// an H100, 2^19 doubles summed onto one element took 9.5 s that way.
+template <class Op, class T>
+__device__ bool native_apply(T &acc, const T &in) {
+  constexpr bool int4 = std::is_integral<T>::value && sizeof(T) == 4;
+  constexpr bool int8 = std::is_integral<T>::value && sizeof(T) == 8;
+  using U = typename std::conditional<sizeof(T) == 8, unsigned long long, unsigned>::type;
+  using S = typename std::conditional<sizeof(T) == 8, long long, int>::type;
+  U *bits = reinterpret_cast<U *>(&acc);
+  if constexpr (std::is_same<Op, OpSum<T>>::value) {
+    if constexpr (std::is_same<T, float>::value) {
+      atomicAdd(&acc, in);
+      return true;
+    } else if constexpr (std::is_same<T, double>::value) {
+#if __CUDA_ARCH__ >= 600
+      atomicAdd(&acc, in);
+      return true;
+#endif
+    } else if constexpr (int4 || int8) {
+      atomicAdd(bits, static_cast<U>(in));  // two's complement: the same bits as a signed add
+      return true;
+    }
+  } else if constexpr ((std::is_same<Op, OpMax<T>>::value || std::is_same<Op, OpMin<T>>::value) && (int4 || int8)) {
+    constexpr bool max = std::is_same<Op, OpMax<T>>::value;
+    if constexpr (std::is_signed<T>::value) {
+      S *p = reinterpret_cast<S *>(&acc);
+      max ? atomicMax(p, static_cast<S>(in)) : atomicMin(p, static_cast<S>(in));
+    } else {
+      max ? atomicMax(bits, static_cast<U>(in)) : atomicMin(bits, static_cast<U>(in));
+    }
+    return true;
+  }
+  return false;
+}
 #endif
 
 // On the host any trivially copyable T: the GCC builtins fall back to
@@ -36,6 +78,7 @@ STF_HOST_DEVICE void atomic_apply(T &acc, const T &in) {
 #ifdef __CUDA_ARCH__
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                 "device atomics need an element of 1, 2, 4 or 8 bytes");
+  if (native_apply<Op>(acc, in)) return;
   if constexpr (sizeof(T) == 8) {
     cas_apply<unsigned long long, Op>(reinterpret_cast<unsigned long long *>(&acc), 0, in);
   } else {

@@ -23,6 +23,14 @@ void on_alarm(int) {
 
 Checker::Checker(const char *name, std::uint64_t seed) : name_(name), seed_(seed) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  const char *trace = std::getenv("STF_TEST_TRACE");
+  trace_ = trace && std::strcmp(trace, "1") == 0;
+  start_ = MPI_Wtime();
+}
+
+void Checker::context(const std::string &ctx) {
+  if (trace_ && ctx != context_) std::fprintf(stderr, "[rank %d] %.3f s: %s\n", rank_, MPI_Wtime() - start_, ctx.c_str());
+  context_ = ctx;
 }
 
 Checker::Checker(const char *name, int argc, char **argv, std::uint64_t dflt)

@@ -23,8 +23,10 @@ class Checker {
   Checker(const char *name, int argc, char **argv, std::uint64_t dflt);
 
   // Free-form description of what is being tested right now; printed with
-  // every failure (graph, unit, op, operation, form).
-  void context(const std::string &ctx) { context_ = ctx; }
+  // every failure (graph, unit, op, operation, form). STF_TEST_TRACE=1 also
+  // prints each new one with the time since start (where a slow or hung
+  // run is).
+  void context(const std::string &ctx);
   const std::string &context() const { return context_; }
   std::uint64_t seed() const { return seed_; }
   int rank() const { return rank_; }
@@ -55,6 +57,8 @@ class Checker {
   long long passed_ = 0;
   long long failed_ = 0;
   int printed_ = 0;  // failure lines printed by this rank (capped)
+  bool trace_ = false;
+  double start_ = 0;
 };
 
 // What print (stf_view, stf_explain: rank 0 writes, the others nothing)

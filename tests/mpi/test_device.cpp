@@ -7,9 +7,14 @@
 // stream (models A and B); model C with ends in rank-dependent order; a
 // reduce whose unpack targets repeat (atomics needed on emu's thread pool).
 //
-// Runs with STF_DEVICE=emu or selects emu itself.
+// Runs on the device STF_DEVICE names if it is emu or cuda (a GPU), else
+// selects emu itself. On cuda the device-aware path (device pointers handed
+// to MPI) runs only with STF_TEST_MPI_TAKES_CUDA=1 (a CUDA-aware MPI), and
+// the ordering tests, whose slow producer is a host function, do not run.
 // Options: --seed N (STF_TEST_SEED), --graphs N random graphs (STF_TEST_GRAPHS),
 // --atomics-only (only the duplicate-target reduce, up to 200 times),
+// --all-types (the oracle suite on every integer and floating type the device
+// takes, with MPI_PROD and MPI_MIN too),
 // --no-counters (skip the counters and the kernels and waits per operation,
 // which are those of transports that move the exchange's own buffers: a
 // transport that lends its memory copies contiguous messages and packs per
@@ -33,6 +38,8 @@ using namespace stft;
 namespace {
 
 bool g_counters = true;  // --no-counters clears it
+bool g_cuda = false;      // the active device is a GPU
+int g_first_path = 0;     // 1: the staged path only (MPI takes no device memory)
 
 // A Buffer's bytes (guards included) in device memory, or the Buffer itself.
 class Placed {
@@ -185,12 +192,24 @@ bool has_op(const UnitSpec &u, MPI_Op op) {
   return false;
 }
 
-void oracle_suite(Checker &ck, int me, std::uint64_t seed, int nrandom) {
+// all_types: every builtin integer and floating type the device takes (its
+// reduce atomics differ per type and op on a GPU) and MPI_PROD and MPI_MIN
+// too; else three units and three ops.
+void oracle_suite(Checker &ck, int me, std::uint64_t seed, int nrandom, bool all_types) {
+  static const char *const kCore[] = {"MPI_INT", "MPI_DOUBLE", "contiguous(3,MPI_DOUBLE)"};
+  static const char *const kMore[] = {"MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR",      "MPI_SHORT",   "MPI_UNSIGNED",
+                                      "MPI_LONG",        "MPI_UNSIGNED_LONG_LONG", "MPI_INT8_T",  "MPI_UINT16_T",
+                                      "MPI_INT64_T",     "MPI_FLOAT"};
   std::vector<UnitSpec> all = make_units();
   std::vector<const UnitSpec *> units;
-  for (const UnitSpec &u : all)
-    if (u.name == "MPI_INT" || u.name == "MPI_DOUBLE" || u.name == "contiguous(3,MPI_DOUBLE)") units.push_back(&u);
-  const MPI_Op ops[] = {MPI_REPLACE, MPI_SUM, MPI_MAX};
+  for (const UnitSpec &u : all) {
+    bool take = false;
+    for (const char *name : kCore) take |= u.name == name;
+    for (const char *name : kMore) take |= all_types && u.name == name;
+    if (take) units.push_back(&u);
+  }
+  std::vector<MPI_Op> ops = {MPI_REPLACE, MPI_SUM, MPI_MAX};
+  if (all_types) ops.insert(ops.end(), {MPI_PROD, MPI_MIN});
   std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
   for (std::size_t gi = 0; gi < graphs.size(); ++gi) {
     const GlobalGraph G = gather_graph(graphs[gi].local, MPI_COMM_WORLD);
@@ -260,7 +279,7 @@ void counter_tests(Checker &ck, int me, int size) {
   std::vector<int> init(n), got(n);
   for (int i = 0; i < n; ++i) init[i] = 1000 * me + i;
   stf_device_memcpy(root, init.data(), n * sizeof(int));
-  for (int staged = 0; staged < 2; ++staged)
+  for (int staged = g_first_path; staged < 2; ++staged)
     for (int model = 0; model < 3; ++model)
       for (int reversed = 0; reversed < 2; ++reversed) {
         const std::string opts = path_options(model, staged);
@@ -394,7 +413,7 @@ void ordering_tests(Checker &ck, int me, int size) {
 // right operation (sends leave in begin order, whatever the end order).
 void model_c_end_order(Checker &ck, int me, int size) {
   const int n = 32;
-  for (int staged = 0; staged < 2; ++staged) {
+  for (int staged = g_first_path; staged < 2; ++staged) {
     const std::string opts = path_options(2, staged);
     ck.context("model C: two bcasts ended in rank-dependent order, " + opts);
     stf_sf sf = make_sf(ck, shift_graph(me, size, n, true), MPI_COMM_WORLD, opts.c_str(), STF_COPY_VALUES);
@@ -466,7 +485,8 @@ void api_tests(Checker &ck) {
   ck.context("device API");
   const char *name = nullptr;
   ck.code(stf_device_get_name(&name), STF_SUCCESS, "stf_device_get_name");
-  ck.check(name && std::strcmp(name, "emu") == 0, "active device %s, want emu", name ? name : "(null)");
+  ck.check(name && (std::strcmp(name, "emu") == 0 || std::strcmp(name, "cuda") == 0), "active device %s, want emu or cuda",
+           name ? name : "(null)");
   void *p = nullptr;
   ck.code(stf_device_malloc(100, &p), STF_SUCCESS, "stf_device_malloc");
   int host = 0;
@@ -514,13 +534,19 @@ int main(int argc, char **argv) {
   const std::uint64_t seed = ck.seed();
   const int nrandom = static_cast<int>(parse_long(argc, argv, "--graphs", "STF_TEST_GRAPHS", 4));
   const char *name = nullptr;
-  if (stf_device_get_name(&name) || std::strcmp(name, "emu") != 0) ck.code(stf_device_select("emu"), 0, "select emu");
+  // A GPU's backend when STF_DEVICE=cuda made it active, else emu.
+  if (stf_device_get_name(&name) || (std::strcmp(name, "emu") != 0 && std::strcmp(name, "cuda") != 0))
+    ck.code(stf_device_select("emu"), 0, "select emu");
+  g_cuda = stf_device_get_name(&name) == STF_SUCCESS && std::strcmp(name, "cuda") == 0;
+  const char *takes_cuda = std::getenv("STF_TEST_MPI_TAKES_CUDA");
+  g_first_path = g_cuda && !(takes_cuda && std::strcmp(takes_cuda, "1") == 0) ? 1 : 0;
 
   // --atomics-only: the duplicate-target reduce alone, up to 200 times (run
   // with STF_TEST_NO_ATOMICS=1 to see it fail).
-  bool atomics_only = false, counters = true;
+  bool atomics_only = false, counters = true, all_types = false;
   for (int i = 1; i < argc; ++i) {
     atomics_only |= std::strcmp(argv[i], "--atomics-only") == 0;
+    all_types |= std::strcmp(argv[i], "--all-types") == 0;
     counters &= std::strcmp(argv[i], "--no-counters") != 0;
   }
   if (atomics_only) {
@@ -529,10 +555,10 @@ int main(int argc, char **argv) {
     api_tests(ck);
     g_counters = counters;
     if (counters) counter_tests(ck, me, size);
-    ordering_tests(ck, me, size);
+    if (!g_cuda) ordering_tests(ck, me, size);
     model_c_end_order(ck, me, size);
     atomics_test(ck, me, size, 10);
-    oracle_suite(ck, me, seed, nrandom);
+    oracle_suite(ck, me, seed, nrandom, all_types);
   }
 
   int rc = ck.finish();
