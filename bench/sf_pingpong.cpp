@@ -17,7 +17,10 @@
 // The baseline is MPI_Send/MPI_Recv of the same bytes 0 -> 1 -> 0, on the same
 // buffers, measured in the same run. --mem emu puts every buffer in the
 // emulated device's memory (stf_device_malloc): the SF then packs and unpacks
-// with device kernels and hands device pointers to MPI.
+// with device kernels and hands device pointers to MPI. --mem cuda puts them
+// in a GPU's memory; its baseline by default copies each message to the host,
+// sends it, and copies it back on arrival, as code without a CUDA-aware MPI
+// must (the SF decides for itself whether MPI takes device pointers).
 //
 // On more than 2 ranks (e.g. a cluster from scripts/cluster, several hosts)
 // rank 0 pings, one pair after the other, the first rank on its own host
@@ -60,9 +63,9 @@ const char *const kVariantNames[] = {"pingpong", "newpingpong", "unpack", "scatt
 
 struct Options {
   Variant variant = Variant::pingpong;
-  std::string mem = "host";  // host | emu
+  std::string mem = "host";  // host | emu | cuda
   std::string type = "basic";
-  bool persistent = false;  // baseline with MPI_Send_init/MPI_Recv_init + MPI_Start/MPI_Wait
+  std::string baseline;  // sendrecv | persistent | staged; default staged on cuda, else sendrecv
   long max_size = 4L << 20;
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
@@ -71,16 +74,17 @@ struct Options {
 
 void usage(const char *prog) {
   std::printf(
-      "usage: mpiexec -n 2 (or more) %s [--variant V] [--mem host|emu] [--type T] [--max-size BYTES]\n"
+      "usage: mpiexec -n 2 (or more) %s [--variant V] [--mem host|emu|cuda] [--type T] [--max-size BYTES]\n"
       "                       [--iters-scale F] [--rounds R] [--json FILE]\n"
       "  Ping-pong latency of a 2-rank starforest against MPI_Send/MPI_Recv, sizes 8 B .. max-size.\n"
       "  On more ranks: rank 0 with the first rank on its host and with the first on another host.\n"
       "  --variant V       pingpong (default), newpingpong (separate root and leaf arrays),\n"
       "                    unpack (MPI_SUM on doubles), scatter (plus self edges on rank 0)\n"
-      "  --mem M           host (default) or emu: buffers in emulated-device memory\n"
+      "  --mem M           host (default), emu (emulated-device memory) or cuda (GPU memory)\n"
       "  --type T          starforest transport (default basic)\n"
       "  --baseline B      sendrecv (default: MPI_Send/MPI_Recv) or persistent (MPI_Send_init/\n"
       "                    MPI_Recv_init, MPI_Start + MPI_Wait: the requests the basic transport uses)\n"
+      "                    or staged (MPI_Send/MPI_Recv of host copies; the default with --mem cuda)\n"
       "  --max-size BYTES  largest message (default 4194304)\n"
       "  --iters-scale F   multiply iteration counts (e.g. 0.05 for a quick run)\n"
       "  --rounds R        split the iterations into R interleaved rounds (default 9)\n"
@@ -109,11 +113,11 @@ int parse(int argc, char **argv, Options &o) {
       o.type = argv[++i];
     } else if (a == "--baseline" && has_value) {
       std::string b = argv[++i];
-      if (b != "sendrecv" && b != "persistent") {
-        std::fprintf(stderr, "sf_pingpong: --baseline sendrecv|persistent, got '%s'\n", b.c_str());
+      if (b != "sendrecv" && b != "persistent" && b != "staged") {
+        std::fprintf(stderr, "sf_pingpong: --baseline sendrecv|persistent|staged, got '%s'\n", b.c_str());
         return 2;
       }
-      o.persistent = b == "persistent";
+      o.baseline = b;
     } else if (a == "--max-size" && has_value) {
       o.max_size = std::atol(argv[++i]);
     } else if (a == "--iters-scale" && has_value) {
@@ -128,12 +132,13 @@ int parse(int argc, char **argv, Options &o) {
     }
   }
   if (o.max_size < 8 || o.max_size > (1L << 30) || !(o.iters_scale > 0) || o.rounds < 1 ||
-      (o.mem != "host" && o.mem != "emu")) {
+      (o.mem != "host" && o.mem != "emu" && o.mem != "cuda")) {
     std::fprintf(stderr,
                  "sf_pingpong: need --max-size in [8, 2^30], --iters-scale > 0, --rounds >= 1, "
-                 "--mem host|emu\n");
+                 "--mem host|emu|cuda\n");
     return 2;
   }
+  if (o.baseline.empty()) o.baseline = o.mem == "cuda" ? "staged" : "sendrecv";
   return 0;
 }
 
@@ -181,6 +186,23 @@ void mpi_roundtrip(int rank, char *buf, long size) {
   } else {
     MPI_Recv(buf, (int)size, MPI_BYTE, 0, kTag, g_pair, MPI_STATUS_IGNORE);
     MPI_Send(buf, (int)size, MPI_BYTE, 0, kTag, g_pair);
+  }
+}
+
+// The round trip through host copies: rank 0 copies its buffer to the host
+// and sends it; rank 1 receives, copies it to its buffer, copies it back and
+// sends it; rank 0 receives and copies it to its buffer.
+void staged_roundtrip(int rank, char *buf, std::vector<char> &host, long size) {
+  if (rank == 0) {
+    CHECK_STF(stf_device_memcpy(host.data(), buf, size));
+    MPI_Send(host.data(), (int)size, MPI_BYTE, 1, kTag, g_pair);
+    MPI_Recv(host.data(), (int)size, MPI_BYTE, 1, kTag, g_pair, MPI_STATUS_IGNORE);
+    CHECK_STF(stf_device_memcpy(buf, host.data(), size));
+  } else {
+    MPI_Recv(host.data(), (int)size, MPI_BYTE, 0, kTag, g_pair, MPI_STATUS_IGNORE);
+    CHECK_STF(stf_device_memcpy(buf, host.data(), size));
+    CHECK_STF(stf_device_memcpy(host.data(), buf, size));
+    MPI_Send(host.data(), (int)size, MPI_BYTE, 0, kTag, g_pair);
   }
 }
 
@@ -360,7 +382,10 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
   if (rank == 0) {
     std::printf("# %s: ranks 0 and %d (%s) of %d, %s units, bcast+reduce (%s), transport %s, %s memory, vs %s\n",
                 name.c_str(), pair.peer, pair.label, nranks, s.unit_name, s.op_name, opt.type.c_str(),
-                opt.mem.c_str(), opt.persistent ? "persistent MPI_Start/MPI_Wait" : "MPI_Send/Recv");
+                opt.mem.c_str(),
+                opt.baseline == "persistent" ? "persistent MPI_Start/MPI_Wait"
+                : opt.baseline == "staged"   ? "MPI_Send/Recv of host copies"
+                                             : "MPI_Send/Recv");
     std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n", opt.rounds);
     std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
                 "sf/mpi", "overhead");
@@ -377,7 +402,8 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
 
     PersistentRoundtrip persistent(rank, b.root, size);
     auto mpi_rt = [&] {
-      if (opt.persistent) persistent();
+      if (opt.baseline == "persistent") persistent();
+      else if (opt.baseline == "staged") staged_roundtrip(rank, b.root, b.host, size);
       else mpi_roundtrip(rank, b.root, size);
     };
     auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
@@ -406,12 +432,12 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
     for (int k = 0; k < 2; ++k) {
       bench::Record r;
       r.timing(name, k ? "starforest" : "mpi", size, nranks, k ? f : m)
-          .str("memory", opt.mem == "emu" ? "device" : "host")
+          .str("memory", opt.mem == "host" ? "host" : "device")
           .str("transport", k ? opt.type : "none")
-          .str("baseline", opt.persistent ? "persistent" : "sendrecv")
+          .str("baseline", opt.baseline)
           .str("unit", s.unit_name)
           .str("op", s.op_name)
-          .str("stream", opt.mem == "emu" ? "library" : "none")
+          .str("stream", opt.mem == "host" ? "none" : "library")
           .str("pair", pair.label)
           .integer("peer", pair.peer);
       log.add(r);
@@ -465,7 +491,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return p == 1 ? 0 : 1;
   }
-  CHECK_STF(stf_device_select(opt.mem == "emu" ? "emu" : "host"));
+  CHECK_STF(stf_device_select(opt.mem.c_str()));
 
   const Setup s = setup_of(opt.variant);
   const std::string name = std::string("sf_") + kVariantNames[(int)opt.variant];
