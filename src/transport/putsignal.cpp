@@ -69,6 +69,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -133,6 +135,33 @@ struct PutChannel : ChannelState {
   std::vector<PutChannel *> *listed = nullptr;
   ~PutChannel() override {
     if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
+    abandon_active_sends();
+  }
+  // Large sends still in flight (only after an end timed out waiting for
+  // their receipt): MPI may read their buffer whenever the receiver comes,
+  // so the requests are freed and the buffer is kept until the process
+  // exits.
+  void abandon_active_sends() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    bool active = false;
+    for (MPI_Request &r : sends) {
+      int done = 1;
+      if (r != MPI_REQUEST_NULL) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      if (!done) {
+        MPI_Request_free(&r);
+        active = true;
+      }
+    }
+    if (!active) return;
+    static std::mutex lock;
+    static std::vector<std::vector<char>> kept;
+    std::lock_guard<std::mutex> guard(lock);
+    try {
+      kept.push_back(std::move(staging));
+    } catch (const std::bad_alloc &) {  // no exception leaves a destructor; the buffer goes
+    }
   }
   std::uint64_t seq = 0;
   bool seq_set = false;  // from the first call of an operation until wait_send

@@ -286,6 +286,47 @@ void staged_mark_while_sending(Checker &ck, int me) {
   MPI_Comm_free(&pair);
 }
 
+// A large message (24-byte units, 384 KiB: not sent eagerly) to a rank that
+// begins 3 s late: the sender's end gives up after its timeout of 1 s and
+// it destroys the SF at once (which waits in MPI_Win_free for the late
+// rank). The late rank's bcast must still get the sender's data: the
+// abandoned send's buffer outlives the SF.
+void abandoned_large_send(Checker &ck, int me) {
+  ck.context("a large send abandoned by a timed-out end, then its SF destroyed");
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  const stf_int n = 1 << 14;
+  std::vector<stf_node> remote(me == 1 ? n : 0);
+  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
+  stf_sf sf = nullptr;
+  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_timeout 1"), STF_SUCCESS, "options");
+  ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
+                        remote.data(), STF_COPY_VALUES),
+          STF_SUCCESS, "graph");
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  MPI_Datatype unit;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
+  MPI_Type_commit(&unit);
+  std::vector<double> root(3 * n), leaf(3 * n, -1);
+  for (stf_int j = 0; j < 3 * n; j++) root[j] = 0.5 + j;
+  if (me == 0) {
+    ck.code(stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE), STF_ERR_TIMEOUT, "bcast, the receiver late");
+    ck.has_message("larger than its region");
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy with its large send in flight");
+  } else {
+    sleep(3);
+    ck.code(stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE), STF_SUCCESS, "bcast, begun late");
+    long long wrong = 0;
+    for (stf_int j = 0; j < 3 * n; j++) wrong += leaf[j] != 0.5 + j;
+    ck.check(wrong == 0, "%lld values wrong", wrong);
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  }
+  MPI_Type_free(&unit);
+  MPI_Comm_free(&pair);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -306,6 +347,7 @@ int main(int argc, char **argv) {
   if (size >= 2) stalled_peer(ck, me);
   if (size >= 2) late_large_message(ck, me);
   if (size >= 2) staged_mark_while_sending(ck, me);
+  if (size >= 2) abandoned_large_send(ck, me);
   int rc = ck.finish();
   MPI_Finalize();
   return rc;
