@@ -42,7 +42,8 @@
 //     calls MPI_Win_sync.
 //   pscw: post/start, puts, complete/wait, all in begin (epochs of
 //     operations in flight together may not overlap): end has nothing left
-//     to wait for.
+//     to wait for. Refused between hosts with MPICH 4.0, which hangs there
+//     (pscw_hangs_between_hosts).
 //   In every mode a begin waits for its targets' addresses, i.e. until the
 //   ranks it writes to have reached the same begin: no rank may then be
 //   waiting, inside an end, for data this rank sends only from a later end.
@@ -51,8 +52,10 @@
 //   legs_from_end: it goes through basic (fallback.cpp).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "core/error.h"
+#include "core/topology.h"
 #include "transport/large_count.h"
 #include "transport/mpi_requests.h"
 #include "transport/registry.h"
@@ -94,6 +97,21 @@ constexpr std::size_t max_regions = 32;
 
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
+// Debian's MPICH 4.0.2 over UCX's TCP transport (between hosts) hangs in
+// PSCW epochs whose groups alternate between two pairs, as a bcast's and a
+// reduce's do, in plain MPI too (docs/ARCHITECTURE.md, "A cluster on one
+// machine"). Assumed of every MPICH 4.0.x; no later MPICH was tried.
+bool pscw_hangs_between_hosts() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  const char *v = std::strstr(version, "MPICH Version:");
+  if (!v) return false;
+  v += std::strlen("MPICH Version:");
+  while (*v == ' ' || *v == '\t') v++;
+  return std::strncmp(v, "4.0", 3) == 0 && (v[3] == '.' || v[3] == '\0' || v[3] == '\n' || v[3] == ' ');
+}
+
 // Per operation slot and direction. A target tells each origin, per
 // message, {address of its slice, bytes + 1} (put it there) or
 // {0, -(bytes + 1)} (no attachment could be had: send it as a message).
@@ -131,6 +149,14 @@ class WindowTransport : public Transport {
   // Collective: create the window (none on one rank: no messages).
   int init() {
     if (comm_.size == 1) return STF_SUCCESS;
+    if (sync_ == WindowSync::pscw && pscw_hangs_between_hosts()) {
+      const Topology *hosts = nullptr;  // the shared-memory nodes, whatever -stf_ranks_per_node says
+      STF_CHECK(topology_of(comm_.comm, 0, &hosts));
+      if (hosts->nnodes > 1)
+        return set_error(STF_ERR_UNSUPPORTED,
+                         "window transport: -stf_window_sync pscw across hosts hangs with MPICH 4.0 (over TCP, in "
+                         "plain MPI too): use -stf_window_sync fence or lock");
+    }
     STF_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, comm_.comm, &win_));
     STF_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
     if (sync_ == WindowSync::lock) STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
