@@ -109,7 +109,8 @@ int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout);
 /* ---- distributed CSR on a device ------------------------------------------ *
  * The matrix blocks copied to device memory of the active device (see
  * "devices" in starforest.h), the products run as kernels
- * (stf_device_launch), and the ghost entries travel over the ghost SF on
+ * (stf_device_launch: host functions, so "host" and "emu" only; a GPU
+ * backend answers STF_ERR_UNSUPPORTED), and the ghost entries travel over the ghost SF on
  * device data. Vectors live in device memory and follow the library stream
  * (stream model B): x is produced on it, y is ready on it after the call
  * (stf_device_synchronize before reading y on the host). */
