@@ -433,6 +433,7 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
       bench::Record r;
       r.timing(name, k ? "starforest" : "mpi", size, nranks, k ? f : m)
           .str("memory", opt.mem == "host" ? "host" : "device")
+          .str("device", opt.mem)
           .str("transport", k ? opt.type : "none")
           .str("baseline", opt.baseline)
           .str("unit", s.unit_name)

@@ -3,7 +3,7 @@
 // one for the op and type. Only kernels run by a parallel executor over a
 // destination list with duplicates use it (see needs_atomics); serial code
 // never pays for it. The functors call atomic_apply alike on host and CUDA
-// device; only the compare-and-swap differs.
+// device; only how it is done differs.
 #pragma once
 
 #include <type_traits>
@@ -31,39 +31,34 @@ __device__ void cas_apply(W *word, unsigned offset, const T &in) {
   } while (seen != expected);
 }
 
-// The hardware's atomic for sum, max and min on 4- and 8-byte integers and
-// for sum on float and double (the ops the device takes that have one);
-// false where it has none.
-// Under contention a compare-and-swap loop retries once per competitor: on
-// an H100, 2^19 doubles summed onto one element took 9.5 s that way.
+// The hardware's atomic for sum on 4- and 8-byte integers and double, and
+// for max and min on 4- and 8-byte integers; false where it has none. Not
+// float: its atomic add flushes subnormal inputs and results to zero, which
+// no other path does. Under contention a compare-and-swap loop retries once
+// per competitor: on an H100, 2^19 doubles summed onto one element took
+// 9.5 s that way.
 template <class Op, class T>
 __device__ bool native_apply(T &acc, const T &in) {
   constexpr bool int4 = std::is_integral<T>::value && sizeof(T) == 4;
   constexpr bool int8 = std::is_integral<T>::value && sizeof(T) == 8;
-  using U = typename std::conditional<sizeof(T) == 8, unsigned long long, unsigned>::type;
-  using S = typename std::conditional<sizeof(T) == 8, long long, int>::type;
-  U *bits = reinterpret_cast<U *>(&acc);
   if constexpr (std::is_same<Op, OpSum<T>>::value) {
-    if constexpr (std::is_same<T, float>::value) {
-      atomicAdd(&acc, in);
-      return true;
-    } else if constexpr (std::is_same<T, double>::value) {
+    if constexpr (std::is_same<T, double>::value) {
 #if __CUDA_ARCH__ >= 600
       atomicAdd(&acc, in);
       return true;
 #endif
     } else if constexpr (int4 || int8) {
-      atomicAdd(bits, static_cast<U>(in));  // two's complement: the same bits as a signed add
+      using U = typename std::conditional<int8, unsigned long long, unsigned>::type;
+      atomicAdd(reinterpret_cast<U *>(&acc), static_cast<U>(in));  // two's complement: a signed add's bits
       return true;
     }
   } else if constexpr ((std::is_same<Op, OpMax<T>>::value || std::is_same<Op, OpMin<T>>::value) && (int4 || int8)) {
     constexpr bool max = std::is_same<Op, OpMax<T>>::value;
-    if constexpr (std::is_signed<T>::value) {
-      S *p = reinterpret_cast<S *>(&acc);
-      max ? atomicMax(p, static_cast<S>(in)) : atomicMin(p, static_cast<S>(in));
-    } else {
-      max ? atomicMax(bits, static_cast<U>(in)) : atomicMin(bits, static_cast<U>(in));
-    }
+    using W = typename std::conditional<std::is_signed<T>::value,
+                                        typename std::conditional<int8, long long, int>::type,
+                                        typename std::conditional<int8, unsigned long long, unsigned>::type>::type;
+    W *p = reinterpret_cast<W *>(&acc);
+    max ? atomicMax(p, static_cast<W>(in)) : atomicMin(p, static_cast<W>(in));
     return true;
   }
   return false;

@@ -156,10 +156,10 @@ struct PutChannel : ChannelState {
     }
     if (!active) return;
     static std::mutex lock;
-    static std::vector<std::vector<char>> kept;
+    static auto *kept = new std::vector<std::vector<char>>;  // never destroyed: also safe in exit's destructors
     std::lock_guard<std::mutex> guard(lock);
     try {
-      kept.push_back(std::move(staging));
+      kept->push_back(std::move(staging));
     } catch (const std::bad_alloc &) {  // no exception leaves a destructor; the buffer goes
     }
   }

@@ -137,6 +137,44 @@ MPI_Op user_plus_one = MPI_OP_NULL;
 
 }  // namespace
 
+std::vector<UnitSpec> make_arithmetic_units() {
+  const std::vector<MPI_Op> ops = {MPI_REPLACE, MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN};
+  struct Builtin {
+    const char *name;
+    MPI_Datatype type;
+    Kind kind;
+    std::size_t bytes;
+  };
+  const Builtin all[] = {
+      {"MPI_SIGNED_CHAR", MPI_SIGNED_CHAR, Kind::SInt, 1},
+      {"MPI_UNSIGNED_CHAR", MPI_UNSIGNED_CHAR, Kind::UInt, 1},
+      {"MPI_SHORT", MPI_SHORT, Kind::SInt, sizeof(short)},
+      {"MPI_UNSIGNED_SHORT", MPI_UNSIGNED_SHORT, Kind::UInt, sizeof(unsigned short)},
+      {"MPI_INT", MPI_INT, Kind::SInt, sizeof(int)},
+      {"MPI_UNSIGNED", MPI_UNSIGNED, Kind::UInt, sizeof(unsigned)},
+      {"MPI_LONG", MPI_LONG, Kind::SInt, sizeof(long)},
+      {"MPI_UNSIGNED_LONG", MPI_UNSIGNED_LONG, Kind::UInt, sizeof(unsigned long)},
+      {"MPI_LONG_LONG", MPI_LONG_LONG, Kind::SInt, sizeof(long long)},
+      {"MPI_UNSIGNED_LONG_LONG", MPI_UNSIGNED_LONG_LONG, Kind::UInt, sizeof(unsigned long long)},
+      {"MPI_INT8_T", MPI_INT8_T, Kind::SInt, 1},
+      {"MPI_INT16_T", MPI_INT16_T, Kind::SInt, 2},
+      {"MPI_INT32_T", MPI_INT32_T, Kind::SInt, 4},
+      {"MPI_INT64_T", MPI_INT64_T, Kind::SInt, 8},
+      {"MPI_UINT8_T", MPI_UINT8_T, Kind::UInt, 1},
+      {"MPI_UINT16_T", MPI_UINT16_T, Kind::UInt, 2},
+      {"MPI_UINT32_T", MPI_UINT32_T, Kind::UInt, 4},
+      {"MPI_UINT64_T", MPI_UINT64_T, Kind::UInt, 8},
+      {"MPI_AINT", MPI_AINT, Kind::SInt, sizeof(MPI_Aint)},
+      {"MPI_OFFSET", MPI_OFFSET, Kind::SInt, sizeof(MPI_Offset)},
+      {"MPI_COUNT", MPI_COUNT, Kind::SInt, sizeof(MPI_Count)},
+      {"MPI_FLOAT", MPI_FLOAT, Kind::Float, sizeof(float)},
+      {"MPI_DOUBLE", MPI_DOUBLE, Kind::Float, sizeof(double)},
+  };
+  std::vector<UnitSpec> v;
+  for (const Builtin &b : all) v.push_back(builtin(b.name, b.type, b.kind, b.bytes, ops, {MPI_SUM}));
+  return v;
+}
+
 std::vector<UnitSpec> make_units() {
   // Every integer op of MPI on int, every float op on double.
   const std::vector<MPI_Op> int_ops = {MPI_SUM,  MPI_PROD, MPI_MAX,  MPI_MIN, MPI_REPLACE, MPI_LAND,

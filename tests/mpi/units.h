@@ -45,6 +45,10 @@ struct UnitSpec {
 
 // All units of the suite (derived types committed). Collective-free.
 std::vector<UnitSpec> make_units();
+// Every builtin integer and floating type except long double (what device
+// data takes), each with REPLACE, SUM, PROD, MAX and MIN (and SUM through
+// fetch-and-op).
+std::vector<UnitSpec> make_arithmetic_units();
 void free_units(std::vector<UnitSpec> &units);
 
 const char *op_name(MPI_Op op);
