@@ -138,6 +138,22 @@ stf_sf pair_sf(Checker &ck, const char *options, int me, MPI_Comm *pair) {
   return sf;
 }
 
+// Ranks 0 and 1 of MPI_COMM_WORLD (others get nullptr): rank 0 owns n roots,
+// rank 1 has n leaves on them, in order; *pair is their communicator.
+stf_sf one_way_sf(Checker &ck, const char *options, stf_int n, int me, MPI_Comm *pair) {
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, pair);
+  if (*pair == MPI_COMM_NULL) return nullptr;
+  std::vector<stf_node> remote(me == 1 ? n : 0);
+  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
+  stf_sf sf = nullptr;
+  ck.code(stf_create(*pair, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+  ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
+                        remote.data(), STF_COPY_VALUES),
+          STF_SUCCESS, "graph");
+  return sf;
+}
+
 // An SF one of whose operations timed out refuses new ones, with a clear
 // error, instead of pairing them with its peers' wrong operations.
 void refuses_after_timeout(Checker &ck, stf_sf sf) {
@@ -236,17 +252,9 @@ void late_large_message(Checker &ck, int me) {
 void staged_mark_while_sending(Checker &ck, int me) {
   ck.context("a staged mark while the sender waits for its large message's receipt");
   MPI_Comm pair;
-  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
-  if (pair == MPI_COMM_NULL) return;
   const stf_int n = 1 << 14;
-  std::vector<stf_node> remote(me == 1 ? n : 0);
-  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
-  stf_sf sf = nullptr;
-  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
-  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_slots 2"), STF_SUCCESS, "options");
-  ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
-                        remote.data(), STF_COPY_VALUES),
-          STF_SUCCESS, "graph");
+  stf_sf sf = one_way_sf(ck, "-stf_type putsignal -stf_putsignal_slots 2", n, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
   MPI_Datatype unit;
   MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
   MPI_Type_commit(&unit);
@@ -294,17 +302,9 @@ void staged_mark_while_sending(Checker &ck, int me) {
 void abandoned_large_send(Checker &ck, int me) {
   ck.context("a large send abandoned by a timed-out end, then its SF destroyed");
   MPI_Comm pair;
-  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
-  if (pair == MPI_COMM_NULL) return;
   const stf_int n = 1 << 14;
-  std::vector<stf_node> remote(me == 1 ? n : 0);
-  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
-  stf_sf sf = nullptr;
-  ck.code(stf_create(pair, &sf), STF_SUCCESS, "stf_create");
-  ck.code(stf_set_sf_options(sf, "-stf_type putsignal -stf_putsignal_timeout 1"), STF_SUCCESS, "options");
-  ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
-                        remote.data(), STF_COPY_VALUES),
-          STF_SUCCESS, "graph");
+  stf_sf sf = one_way_sf(ck, "-stf_type putsignal -stf_putsignal_timeout 1", n, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
   ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
   MPI_Datatype unit;
   MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
