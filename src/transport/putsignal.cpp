@@ -133,9 +133,18 @@ struct PutChannel : ChannelState {
   // The transport's list of its channels (progress looks at them all); the
   // ops layer frees channels before their transport.
   std::vector<PutChannel *> *listed = nullptr;
+  int *pending_total = nullptr;  // the transport's count of staged messages, which includes this one's
   ~PutChannel() override {
     if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
+    forget_pending();
     abandon_active_sends();
+  }
+  // Staged messages that will not be written (the channel goes, or takes a
+  // new operation after this one failed) leave the transport's count, so
+  // that progress stops looking for them.
+  void forget_pending() {
+    if (pending_total) *pending_total -= npending;
+    npending = 0;
   }
   // Large sends still in flight (only after an end timed out waiting for
   // their receipt): MPI may read their buffer whenever the receiver comes,
@@ -535,6 +544,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
   if (!s.listed) {
     channels_.push_back(&s);
     s.listed = &channels_;
+    s.pending_total = &pending_;
   }
   if (!s.seq_set) {
     s.seq = next_seq_[dir_index(d)]++;
@@ -588,7 +598,7 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
     s.previous.resize(peers.size());
     s.pending.resize(peers.size());
   }
-  s.npending = 0;
+  s.forget_pending();
   if (s.staging.size() < m.idx.size() * ub) s.staging.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
     Peer &p = peers[k];
