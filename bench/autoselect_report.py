@@ -3,7 +3,7 @@
 of how well -stf_type auto chooses, and a scatter plot of predicted against
 measured time.
 
-usage: bench/autoselect_report.py RUN.json... [--plot FILE.png] [--markdown]
+usage: bench/autoselect_report.py RUN.json... [--again RUN2.json...] [--plot FILE.png] [--markdown]
 
 Per layout (hosts x ranks per host), over the cases (graph x unit size):
   within 5%   fraction of cases whose pick's measured time is at most 1.05
@@ -16,8 +16,17 @@ stf_explain gives for that unit), and the autotuned one (-stf_autotune N);
 under the run's profile and, when the runs recorded one
 (--baseline-profile), under the baseline profile too.
 The median relative error |predicted - measured| / measured is over every
-case and candidate that has a prediction. The plot needs matplotlib
-(/usr/bin/python3 has it)."""
+case and candidate that has a prediction.
+
+--again names a second run of the same cases (the same layouts, e.g. the
+study run twice): each run's fastest candidate and model pick are judged
+by the other run's times. How often one run's fastest is within 5 % of the
+other's is the most that any choice, the best measured one included, can
+score on this machine's noise: the ceiling that the goal's 90 % must be
+read against.
+
+The plot needs matplotlib; without it the table is printed and the plot
+is skipped with a line saying how to get it."""
 import json
 import statistics
 import sys
@@ -74,13 +83,48 @@ def noise(by_case):
     return statistics.median(spreads), ties
 
 
+def cross_run(first, second):
+    """Per case in both runs: (the first run's fastest, the first run's model
+    pick), each as its time over the fastest in the second run."""
+    out = []
+    for case, cands in first.items():
+        if case not in second:
+            continue
+        auto = {c: r for c, r in cands.items() if r["auto_candidate"]}
+        other = {c: r["us"] for c, r in second[case].items() if r["auto_candidate"]}
+        fastest = min(auto, key=lambda c: auto[c]["us"])
+        pick = next(iter(cands.values()))["model_pick"]
+        if fastest in other and pick in other:
+            best = min(other.values())
+            out.append((other[fastest] / best, other[pick] / best))
+    return out
+
+
+def print_cross_run(by_layout, again_layout):
+    print("two runs (--again): one run's fastest candidate and model pick, timed in the other run, over that "
+          "run's fastest (both directions); the fastest's share within 5% is the noise ceiling of any pick")
+    for lay, by_case in sorted(by_layout.items()):
+        if lay not in again_layout:
+            continue
+        pairs = cross_run(by_case, again_layout[lay]) + cross_run(again_layout[lay], by_case)
+        if not pairs:
+            continue
+        n = len(pairs)
+        for k, name in ((0, "fastest of the other run"), (1, "model pick")):
+            r = [p[k] for p in pairs]
+            print(f"  {lay}: {name}: {sum(x <= 1.05 for x in r)}/{n} within 5% "
+                  f"({100 * sum(x <= 1.05 for x in r) / n:.0f}%), mean {statistics.mean(r):.2f}x, "
+                  f"worst {max(r):.2f}x")
+
+
 def relative_errors(records, suffix=""):
     key = "predicted" + suffix + "_us"
     return [abs(r[key] - r["us"]) / r["us"] for r in records if r.get(key, -1) >= 0 and r["us"] > 0]
 
 
 def main(argv):
-    paths, plot, markdown = [], None, False
+    paths, again, plot, markdown = [], [], None, False
+    into = paths
     i = 0
     while i < len(argv):
         if argv[i] == "--plot":
@@ -89,8 +133,10 @@ def main(argv):
             continue
         if argv[i] == "--markdown":
             markdown = True
+        elif argv[i] == "--again":
+            into = again
         else:
-            paths.append(argv[i])
+            into.append(argv[i])
         i += 1
     if not paths:
         print(__doc__)
@@ -134,9 +180,16 @@ def main(argv):
     for lay, by_case in sorted(by_layout.items()):
         spread, ties = noise(by_case)
         print(f"  {lay}: spread {spread:.2f}, not told apart {ties}/{len(by_case)}")
+    if again:
+        print_cross_run(by_layout, cases(load(again)))
     errs = relative_errors(records)
     if plot:
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError:
+            print(f"plot skipped: this Python ({sys.executable}) has no matplotlib; get it with "
+                  "apt-get install python3-matplotlib (Debian's python3) or pip install matplotlib")
+            return 0
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(7, 6))
