@@ -2,8 +2,10 @@
 # The whole bench/autoselect study: the case set on 1 host x 4 ranks, then
 # in the namespace cluster on 2 hosts x 2 and 4 hosts x 2 (under the
 # cluster's lock, taken down afterwards), then the table and the plot.
-#   bench/autoselect_layouts.sh OUTDIR [autoselect options...]
+#   bench/autoselect_layouts.sh OUTDIR [--again EARLIER_OUTDIR] [autoselect options...]
 # Writes OUTDIR/{1x4,2x2,4x2}.json, OUTDIR/table.txt and OUTDIR/scatter.png.
+# --again: an earlier run of the study, whose times judge this run's picks
+# and this run's times the earlier one's (autoselect_report.py --again).
 # Two models judged by the same measurements: the profile (--profile) is
 # share/profiles/cluster-2hosts-4ranks.json for the cluster layouts and
 # share/profiles/vm-1host-4ranks-rpn2.json on one host, the library's model
@@ -15,6 +17,12 @@ out="${1:?usage: bench/autoselect_layouts.sh OUTDIR [options]}"
 shift
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+again=()
+if [ "${1:-}" = --again ]; then
+  earlier="${2:?--again needs the OUTDIR of an earlier run}"
+  again=(--again "$earlier"/1x4.json "$earlier"/2x2.json "$earlier"/4x2.json)
+  shift 2
+fi
 cluster="$root/share/profiles/cluster-2hosts-4ranks.json"
 host="$root/share/profiles/vm-1host-4ranks-rpn2.json"
 for p in "$cluster" "$host"; do
@@ -36,4 +44,4 @@ flock /tmp/stf-cluster-use.lock bash -c '
     "$root/scripts/bench" autoselect --hosts 4 --ranks 8 --json "$out/4x2.json" "$@" | tee "$out/4x2.txt"; }
   rc=$?; "$root/scripts/cluster" down; exit $rc' _ "$root" "$out" "${args[@]}"
 /usr/bin/python3 "$root/bench/autoselect_report.py" "$out"/1x4.json "$out"/2x2.json "$out"/4x2.json \
-  --plot "$out/scatter.png" | tee "$out/table.txt"
+  "${again[@]}" --plot "$out/scatter.png" | tee "$out/table.txt"
