@@ -112,9 +112,9 @@ def print_cross_run(by_layout, again_layout):
         n = len(pairs)
         for k, name in ((0, "fastest of the other run"), (1, "model pick")):
             r = [p[k] for p in pairs]
-            print(f"  {lay}: {name}: {sum(x <= 1.05 for x in r)}/{n} within 5% "
-                  f"({100 * sum(x <= 1.05 for x in r) / n:.0f}%), mean {statistics.mean(r):.2f}x, "
-                  f"worst {max(r):.2f}x")
+            within = sum(x <= 1.05 for x in r)
+            print(f"  {lay}: {name}: {within}/{n} within 5% ({100 * within / n:.0f}%), "
+                  f"mean {statistics.mean(r):.2f}x, worst {max(r):.2f}x")
 
 
 def relative_errors(records, suffix=""):
