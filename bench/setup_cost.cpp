@@ -1,14 +1,15 @@
-// setup_cost: what root-offset validation (-stf_validate, on by default)
-// adds to stf_setup. The check is one MPI_Allreduce of an int at the end of
-// set-up; this times stf_setup of the same graph with -stf_validate 1 and
-// with -stf_validate 0 (the baseline), in the same run: rounds alternate
+// setup_cost: what validation (-stf_validate, on by default) adds to
+// stf_setup. Its checks are three MPI_Allreduce calls (the options alike,
+// the root offsets, the transport made everywhere); this times stf_setup
+// of the same graph with -stf_validate 1 and with -stf_validate 0 (the
+// baseline), in the same run: rounds alternate
 // which goes first, each round sets up --setups fresh SFs per variant, and
 // every set-up starts after a barrier and is timed on its own (its slowest
 // rank). Reported: median round with [min..max], the ratio and the
 // difference per set-up.
 //
 // Graphs: "ring" (one leaf per rank: set-up is almost nothing but
-// discovery, so the allreduce weighs most), "grid3d" (the 27-point ghost
+// discovery, so the allreduces weigh most), "grid3d" (the 27-point ghost
 // graph of a periodic 3D grid, stf_grid), and "spmv" (the ghost graph of
 // stf_csr_create on a shared matrix, when present).
 //

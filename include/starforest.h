@@ -32,10 +32,17 @@
  *   error; the rank that found it has its own message, the others say which
  *   rank failed or that another rank's graph is wrong):
  *     stf_setup, and the set-up done by an SF's first operation, for a root
- *     offset past its owner's nroots (STF_ERR_OFFSET) and for running out
- *     of memory while building the plan (STF_ERR_MEMORY), while
- *     -stf_validate is on (the default); memory that runs out later, in
- *     the transport's set-up, is local;
+ *     offset past its owner's nroots (STF_ERR_OFFSET), for running out
+ *     of memory while building the plan (STF_ERR_MEMORY), for options that
+ *     must be alike on every rank and are not (STF_ERR_OPTION, see
+ *     stf_set_sf_options), and for a failure on any rank in making the
+ *     transport or strategy (out of memory, a step transport that cannot
+ *     be made): every rank fails, and the SF is left not set up (a later
+ *     call sets it up again), while -stf_validate is on (the default). A
+ *     rank that fails before or inside one of the transport's or
+ *     strategy's own collectives (out of memory while planning a
+ *     node-aware strategy's steps, say) can still leave the others waiting
+ *     in it;
  *     the graph algebra calls and stf_create_from_matching_indices: every
  *     error, argument checks included (an input SF they set up has its root
  *     offsets checked on every rank, whatever -stf_validate says);
@@ -230,7 +237,17 @@ int stf_create(MPI_Comm comm, stf_sf *sf);
  * is refused by every call (STF_ERR_STATE) until its memory is reused, which
  * takes at least 64 further stf_destroy calls; do not rely on it beyond. */
 int stf_destroy(stf_sf *sf);
-/* Per-SF options, same syntax as stf_set_options(); before stf_setup(). */
+/* Per-SF options, same syntax as stf_set_options(); before stf_setup().
+ * Every rank must give an SF the same values of the options its ranks use
+ * together: -stf_type and the options of that transport or strategy (for
+ * auto, of every candidate, with -stf_model_profile and -stf_autotune),
+ * -stf_twosided, -stf_ranks_per_node, -stf_debug and -stf_log_view. An
+ * option left unset counts as its default. With -stf_validate on (the
+ * default), set-up compares them (one allreduce) and fails on every rank
+ * with STF_ERR_OPTION, naming the first that differs, instead of the ranks
+ * waiting for each other in different collectives. -stf_validate itself
+ * must be alike too. The others (index analysis, device data paths,
+ * another transport's options) may differ. */
 int stf_set_sf_options(stf_sf sf, const char *options);
 /* Choose the transport that moves this SF's messages, before stf_setup()
  * (or after stf_reset(); STF_ERR_STATE otherwise); the same as
@@ -337,7 +354,7 @@ int stf_get_type(stf_sf sf, const char **type);
  * (STF_ERR_ARG: leaf buffers have maxleaf + 1 slots, which must fit in
  * stf_int), no duplicate leaf.
  * Root offsets >= the owner's nroots are caught at stf_setup(), on every
- * rank while -stf_validate is on (the default: one allreduce at set-up),
+ * rank while -stf_validate is on (the default: an allreduce at set-up),
  * on the owner only with -stf_validate 0 (see "Errors"). Not collective. */
 int stf_set_graph(stf_sf sf, stf_int nroots, stf_int nleaves, const stf_int *ilocal,
                   stf_copy_mode local_mode, const stf_node *iremote, stf_copy_mode remote_mode);

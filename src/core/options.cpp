@@ -35,8 +35,10 @@ const OptionSpec twosided_spec = {
     }};
 const OptionSpec validate_spec = {
     "stf_validate", "STF_VALIDATE", "0|1",
-    "collective check at set-up that every root offset is below its owner's nroots, so that a bad graph fails on "
-    "every rank; 0 skips its one allreduce, and a bad offset then fails on its owner only (default 1)",
+    "collective checks at set-up, so that set-up fails on every rank or on none: every root offset is below its "
+    "owner's nroots, the ranks give alike the options that must be (the transport and its options, -stf_twosided, "
+    "-stf_ranks_per_node, -stf_debug, -stf_log_view), and no rank failed to make the transport; 0 skips their "
+    "three allreduces, and a failure then happens on its own rank only, the others waiting for it (default 1)",
     "1",
     [](const std::string &v, Options *o) { return parse_bool("stf_validate", v, &o->validate); }};
 const OptionSpec log_view_spec = {

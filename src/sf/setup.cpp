@@ -18,9 +18,7 @@ void *device_stream() {
   return active_device(&dev) == STF_SUCCESS ? dev->library_stream() : nullptr;
 }
 
-}  // namespace
-
-int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
+int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
@@ -35,9 +33,40 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   return STF_SUCCESS;
 }
 
+// Back to an SF that is not set up (the next call sets it up again).
+void forget_setup(stf_sf sf, const std::string &type) {
+  sf->strategy.reset();
+  engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
+  sf->transport.reset();
+  sf->plan.reset();
+  sf->topology = nullptr;
+  sf->choice.clear();
+  sf->opts.type = type;  // auto chooses again
+}
+
+}  // namespace
+
+// All or nothing, on every rank with -stf_validate: a rank that failed after
+// the transport's collectives (out of memory, a strategy's step transport
+// that cannot be made) would otherwise leave the others set up, to wait for
+// it in the first operation, and itself half set up.
+int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
+  const std::string type = sf->opts.type;
+  int rc = STF_SUCCESS;
+  try {
+    rc = make_transport_and_strategy(sf, std::move(plan));
+  } catch (...) {
+    rc = exception_error();
+  }
+  if (sf->opts.validate) rc = agree(sf->comm, rc);
+  if (rc) forget_setup(sf, type);
+  return rc;
+}
+
 int ensure_setup(stf_sf sf, bool agreed) {
   STF_CHECK(check_graph(sf));
   if (sf->plan) return STF_SUCCESS;
+  if (sf->opts.validate || agreed) STF_CHECK(agree_on_options(sf));
   // The topology first: making it is collective (on the communicator's
   // first SF), and the plan may fail on one rank alone (a bad root offset
   // with -stf_validate 0), which must not leave the others in a collective.

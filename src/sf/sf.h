@@ -54,8 +54,14 @@ int check_graph(stf_sf sf);
 int ensure_setup(stf_sf sf, bool agreed = false);
 // Give sf a plan (its own, or one made elsewhere: patterns, sub-SFs,
 // migration), choose its type if -stf_type auto, create its transport and,
-// for a node-aware type, its strategy. Collective.
+// for a node-aware type, its strategy. Collective. On failure the SF is not
+// set up; with -stf_validate every rank fails if one does.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
+// STF_ERR_OPTION on every rank where the ranks differ in an option that
+// must be alike everywhere (the transport and its options, the discovery,
+// the emulated nodes, -stf_debug, -stf_log_view). Collective: one allreduce
+// (agreed_options.cpp).
+int agree_on_options(stf_sf sf);
 // -stf_log_view's timing summary on rank 0 (stats.cpp). Collective.
 void log_view(stf_sf sf);
 // Every option the library has, for the parser and the help (options.cpp).

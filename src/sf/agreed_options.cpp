@@ -1,0 +1,81 @@
+// The options every rank of an SF must give alike, checked at set-up with
+// -stf_validate. Ranks that differ in one of them would wait for each other
+// in different collectives (another transport, another discovery, an
+// allreduce of -stf_debug that the others never make) or pair operations
+// wrongly; one allreduce of their hashes turns that into an error on every
+// rank. Options that only change what a rank does by itself (index
+// analysis, device data paths) may differ.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "sf/choice.h"
+#include "sf/sf.h"
+#include "transport/registry.h"
+
+namespace stf {
+namespace {
+
+struct Shared {
+  const char *what;  // for the message
+  std::string value;
+};
+
+// The options of the transport or strategy named (for auto, of every
+// candidate, and the profile and autotuning that choose among them), as
+// "-name value" pairs. Unset options count as their fallbacks.
+std::string type_options(const Options &o) {
+  const bool any = o.type == "auto";
+  std::string s;
+  auto add = [&](const OptionSpec &spec) {
+    s += (s.empty() ? "-" : " -") + std::string(spec.name) + " " + o.extra_value(spec);
+  };
+  for (const TransportKind &k : transport_kinds())
+    if (any || o.type == k.name)
+      for (const OptionSpec *spec : k.options) add(*spec);
+  if (any) {
+    add(model_profile_option);
+    add(autotune_option);
+  }
+  return s.empty() ? "(none)" : s;
+}
+
+std::vector<Shared> shared_options(const Options &o) {
+  return {{"-stf_type", o.type},
+          {"-stf_twosided", twosided_name(o.twosided)},
+          {"-stf_ranks_per_node", std::to_string(o.ranks_per_node)},
+          {"-stf_debug", o.debug ? "1" : "0"},
+          {"-stf_log_view", o.log_view ? "1" : "0"},
+          {"the options of -stf_type", type_options(o)}};
+}
+
+std::uint64_t fnv1a(const std::string &s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+int agree_on_options(stf_sf sf) {
+  const std::vector<Shared> mine = shared_options(sf->opts);
+  const std::size_t n = mine.size();
+  // The smallest hash of each option and the smallest complement (the
+  // complement of the largest): equal everywhere only if both agree.
+  std::vector<std::uint64_t> v(2 * n);
+  for (std::size_t i = 0; i < n; i++) {
+    v[i] = fnv1a(mine[i].value);
+    v[n + i] = ~v[i];
+  }
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_MIN, sf->comm));
+  for (std::size_t i = 0; i < n; i++)
+    if (v[i] != ~v[n + i])
+      return set_error(STF_ERR_OPTION,
+                       "set-up: the ranks give different values of %s (rank %d: '%s'); every rank of an SF must "
+                       "set them alike",
+                       mine[i].what, sf->rank, mine[i].value.c_str());
+  return STF_SUCCESS;
+}
+
+}  // namespace stf
