@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "check.h"
+#include "ring_case.h"
 #include "stf_apps.h"
 
 using namespace stft;
@@ -24,33 +25,6 @@ using namespace stft;
 namespace {
 
 int me = 0, nranks = 1;
-
-// Leaf i of this rank reads root i of the next rank (n roots, n leaves).
-stf_sf ring(Checker &ck, stf_int n, const char *options = nullptr) {
-  std::vector<stf_node> remote(n);
-  for (stf_int i = 0; i < n; i++) remote[i] = {(me + 1) % nranks, i};
-  stf_sf sf = nullptr;
-  if (!ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create")) return nullptr;
-  if (options) ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
-  ck.code(stf_set_graph(sf, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS,
-          "stf_set_graph");
-  return sf;
-}
-
-// A correct bcast and reduce over a ring SF of n roots: the SF still works.
-void still_works(Checker &ck, stf_sf sf, stf_int n) {
-  const int next = (me + 1) % nranks;
-  std::vector<int> roots(n), leaves(n, -1);
-  for (stf_int i = 0; i < n; i++) roots[i] = 1000 * me + i;
-  ck.code(stf_bcast(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast afterwards");
-  int wrong = 0;
-  for (stf_int i = 0; i < n; i++) wrong += leaves[i] != 1000 * next + i;
-  ck.check(wrong == 0, "bcast afterwards: %d wrong leaves", wrong);
-  ck.code(stf_reduce(sf, MPI_INT, leaves.data(), roots.data(), MPI_SUM), STF_SUCCESS, "reduce afterwards");
-  wrong = 0;
-  for (stf_int i = 0; i < n; i++) wrong += roots[i] != 1000 * me + i + 1000 * me + i;
-  ck.check(wrong == 0, "reduce afterwards: %d wrong roots", wrong);
-}
 
 // ---- allocation failures ---------------------------------------------------
 
@@ -135,7 +109,7 @@ void out_of_memory(Checker &ck) {
   if (nranks < 2) return;
   ck.context("stf_bcast out of memory");
   const stf_int m = 1 << 20;
-  stf_sf sf = ring(ck, m);
+  stf_sf sf = ring_sf(ck, m);
   ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
   std::vector<double> roots(m, 1.0), leaves(m, 0.0);
   {
@@ -143,7 +117,7 @@ void out_of_memory(Checker &ck) {
     rc = stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_SUM);
   }
   if (ck.code(rc, STF_ERR_MEMORY, "stf_bcast under a 1 MiB address-space margin")) ck.has_message("stf_bcast");
-  still_works(ck, sf, m);
+  check_ring_works(ck, sf, m);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 #endif
 }
@@ -265,7 +239,7 @@ void failed_operation(Checker &ck) {
                {"-stf_type putsignal -stf_ranks_per_node 1", STF_ERR_ARG, STF_ERR_ARG}};
   for (const auto &c : cases) {
     ck.context(std::string("bcast with mismatched units, ") + c.options);
-    stf_sf sf = ring(ck, n, c.options);
+    stf_sf sf = ring_sf(ck, n, c.options);
     // Each array is this rank's n units with a guard of 8 bytes before and
     // after: a write past the units shows in the guards.
     const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
@@ -286,7 +260,7 @@ void failed_operation(Checker &ck) {
     if (me == nranks - 1 && c.shorter_code != unchecked)
       ck.code(rc, c.shorter_code, "bcast receiving a shorter message than its units need");
     ck.check(guards_intact(leaves), "the bcast wrote outside the leaf array");
-    still_works(ck, sf, n);
+    check_ring_works(ck, sf, n);
     // The same with begin and end, the failure in the end.
     stf_request req = nullptr;
     ck.code(stf_reduce_begin(sf, unit, leaves.data() + 8, roots.data() + 8, MPI_SUM, &req), STF_SUCCESS,
@@ -297,7 +271,7 @@ void failed_operation(Checker &ck) {
       ck.code(rc_end, c.shorter_code, "reduce_end receiving a shorter message than its units need");
     ck.check(req == nullptr, "the request is still set after its end");
     ck.check(guards_intact(roots), "the reduce wrote outside the root array");
-    still_works(ck, sf, n);
+    check_ring_works(ck, sf, n);
     // And through stf_test, which completes the request when it is done.
     ck.code(stf_bcast_begin(sf, unit, roots.data() + 8, leaves.data() + 8, MPI_REPLACE, &req), STF_SUCCESS,
             "bcast_begin");
@@ -308,7 +282,7 @@ void failed_operation(Checker &ck) {
     if (me == nranks - 1 && c.shorter_code != unchecked)
       ck.code(rc_test, c.shorter_code, "stf_test receiving a shorter message than its units need");
     ck.check(guards_intact(leaves), "the tested bcast wrote outside the leaf array");
-    still_works(ck, sf, n);
+    check_ring_works(ck, sf, n);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
 }
@@ -382,7 +356,7 @@ void failed_step(Checker &ck) {
     const std::string options = std::string("-stf_type ") + type +
                                 " -stf_ranks_per_node 2 -stf_node_transport putsignal -stf_net_transport window";
     ck.context("a failed step, " + options);
-    stf_sf sf = ring(ck, n, options.c_str());
+    stf_sf sf = ring_sf(ck, n, options.c_str());
     const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
     std::vector<double> roots(n, 1.0), leaves(n, 0.0);
     for (int round = 0; round < 2; round++) {
@@ -393,7 +367,7 @@ void failed_step(Checker &ck) {
       int failed = rc != STF_SUCCESS, failures = 0;
       MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
       ck.check(failures > 0, "no rank saw the mismatched units");
-      still_works(ck, sf, n);
+      check_ring_works(ck, sf, n);
     }
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
@@ -404,7 +378,7 @@ void failed_step(Checker &ck) {
 void stale_request(Checker &ck) {
   ck.context("stale request");
   const stf_int n = 3;
-  stf_sf sf = ring(ck, n);
+  stf_sf sf = ring_sf(ck, n);
   const int next = (me + 1) % nranks;
   std::vector<int> roots(n), leaves(n, -1);
   for (stf_int i = 0; i < n; i++) roots[i] = 100 * me + i;
@@ -491,7 +465,7 @@ void algebra_bad_offset(Checker &ck) {
       // good: every rank has n roots and n leaves reading its own roots.
       std::vector<stf_node> own(n);
       for (stf_int i = 0; i < n; i++) own[i] = {me, i};
-      stf_sf good = nullptr, bad = ring(ck, n, options);
+      stf_sf good = nullptr, bad = ring_sf(ck, n, options);
       ck.code(stf_create(MPI_COMM_WORLD, &good), STF_SUCCESS, "stf_create");
       ck.code(stf_set_graph(good, n, n, nullptr, STF_COPY_VALUES, own.data(), STF_COPY_VALUES), STF_SUCCESS,
               "good graph");
@@ -520,7 +494,7 @@ void debug_option(Checker &ck) {
   if (nranks < 2) return;
   const stf_int n = 3;
   ck.context("-stf_debug 1, NULL root data on rank 0");
-  stf_sf sf = ring(ck, n);
+  stf_sf sf = ring_sf(ck, n);
   if (!ck.code(stf_set_sf_options(sf, "-stf_debug 1"), STF_SUCCESS, "-stf_debug 1")) {
     stf_destroy(&sf);
     return;  // without the option rank 0 would fail alone and the others wait
@@ -534,7 +508,7 @@ void debug_option(Checker &ck) {
   const int rc_op = stf_reduce(sf, me == nranks - 1 ? MPI_2INT : MPI_INT, leaves.data(), roots.data(), MPI_SUM);
   ck.code_either(rc_op, STF_ERR_OP, STF_ERR_TYPE, "reduce, agreed");
   ck.context("-stf_debug 1, correct operations afterwards");
-  still_works(ck, sf, n);
+  check_ring_works(ck, sf, n);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 
   // Units of different sizes: refused on every rank before anything moves,
@@ -542,14 +516,14 @@ void debug_option(Checker &ck) {
   // written past the receiver's buffer.
   for (const char *type : {"basic", "neighbor", "collective", "window", "putsignal"}) {
     ck.context(std::string("-stf_debug 1, MPI_INT on rank 0 against MPI_DOUBLE, ") + type);
-    sf = ring(ck, n, (std::string("-stf_debug 1 -stf_type ") + type).c_str());
+    sf = ring_sf(ck, n, (std::string("-stf_debug 1 -stf_type ") + type).c_str());
     std::vector<double> droots(n, 1.0), dleaves(n, 0.0);
     const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
     if (ck.code(stf_bcast(sf, unit, droots.data(), dleaves.data(), MPI_REPLACE), STF_ERR_ARG, "bcast, agreed") &&
         me != 0)
       ck.has_message("units differ");
     ck.code(stf_reduce(sf, unit, dleaves.data(), droots.data(), MPI_SUM), STF_ERR_ARG, "reduce, agreed");
-    still_works(ck, sf, n);
+    check_ring_works(ck, sf, n);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
 }
@@ -561,7 +535,7 @@ void debug_option(Checker &ck) {
 void after_destroy(Checker &ck) {
   ck.context("after destroy");
   const stf_int n = 4;
-  stf_sf sf = ring(ck, n);
+  stf_sf sf = ring_sf(ck, n);
   std::vector<int> roots(n, me), leaves(n, -1);
   stf_request req = nullptr;
   ck.code(stf_bcast_begin(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin");
@@ -581,7 +555,7 @@ void after_destroy(Checker &ck) {
 
   // The multi-SF belongs to its SF: destroying it is refused, and the SF's
   // gather still works afterwards.
-  sf = ring(ck, n);
+  sf = ring_sf(ck, n);
   stf_sf multi = nullptr;
   ck.code(stf_get_multi_sf(sf, &multi), STF_SUCCESS, "stf_get_multi_sf");
   if (ck.code(stf_destroy(&multi), STF_ERR_ARG, "stf_destroy of the borrowed multi-SF"))

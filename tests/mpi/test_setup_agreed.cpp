@@ -10,41 +10,15 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "check.h"
+#include "ring_case.h"
 
 using namespace stft;
 
 namespace {
 
 int me = 0, nranks = 1;
-
-// Leaf i of this rank reads root i of the next rank; `options` first.
-stf_sf ring(Checker &ck, stf_int n, const std::string &options) {
-  std::vector<stf_node> remote(n);
-  for (stf_int i = 0; i < n; i++) remote[i] = {(me + 1) % nranks, i};
-  stf_sf sf = nullptr;
-  if (!ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create")) return nullptr;
-  ck.code(stf_set_sf_options(sf, options.c_str()), STF_SUCCESS, "stf_set_sf_options");
-  ck.code(stf_set_graph(sf, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS,
-          "stf_set_graph");
-  return sf;
-}
-
-void works(Checker &ck, stf_sf sf, stf_int n) {
-  const int next = (me + 1) % nranks;
-  std::vector<int> roots(n), leaves(n, -1);
-  for (stf_int i = 0; i < n; i++) roots[i] = 1000 * me + i;
-  ck.code(stf_bcast(sf, MPI_INT, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "stf_bcast");
-  int wrong = 0;
-  for (stf_int i = 0; i < n; i++) wrong += leaves[i] != 1000 * next + i;
-  ck.check(wrong == 0, "bcast: %d wrong leaves", wrong);
-  ck.code(stf_reduce(sf, MPI_INT, leaves.data(), roots.data(), MPI_SUM), STF_SUCCESS, "stf_reduce");
-  wrong = 0;
-  for (stf_int i = 0; i < n; i++) wrong += roots[i] != 2 * (1000 * me + i);
-  ck.check(wrong == 0, "reduce: %d wrong roots", wrong);
-}
 
 bool set_up(stf_sf sf) {
   int node = 0;
@@ -73,12 +47,12 @@ void differing_options(Checker &ck) {
   const bool odd_one = me == nranks - 1;
   for (const Differing &c : cases) {
     ck.context(std::string("options differing on the last rank: '") + c.base + "', then '" + c.odd + "' there");
-    stf_sf sf = ring(ck, 5, c.base);
+    stf_sf sf = ring_sf(ck, 5, c.base);
     if (!sf) continue;
     if (odd_one) ck.code(stf_set_sf_options(sf, c.odd), STF_SUCCESS, c.odd);
     if (nranks == 1) {  // nothing differs
       ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup on one rank");
-      works(ck, sf, 5);
+      check_ring_works(ck, sf, 5);
       ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
       continue;
     }
@@ -91,7 +65,7 @@ void differing_options(Checker &ck) {
     }
     ck.code(stf_set_sf_options(sf, c.alike), STF_SUCCESS, c.alike);
     ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup with alike options");
-    works(ck, sf, 5);
+    check_ring_works(ck, sf, 5);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
 }
@@ -108,11 +82,11 @@ void harmless_differences(Checker &ck) {
   };
   for (const auto &c : cases) {
     ck.context(std::string("harmless difference: '") + c.base + "', then '" + c.odd + "' on the last rank");
-    stf_sf sf = ring(ck, 5, c.base);
+    stf_sf sf = ring_sf(ck, 5, c.base);
     if (!sf) continue;
     if (me == nranks - 1) ck.code(stf_set_sf_options(sf, c.odd), STF_SUCCESS, c.odd);
     ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
-    works(ck, sf, 5);
+    check_ring_works(ck, sf, 5);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
 }
@@ -122,7 +96,7 @@ void harmless_differences(Checker &ck) {
 // STF_SUCCESS and bcasts ran on the basic transport, not as asked.
 void failed_strategy(Checker &ck) {
   ck.context("a strategy whose set-up fails (-stf_net_transport nvshmem)");
-  stf_sf sf = ring(ck, 5, "-stf_type 2step -stf_ranks_per_node 1 -stf_net_transport nvshmem");
+  stf_sf sf = ring_sf(ck, 5, "-stf_type 2step -stf_ranks_per_node 1 -stf_net_transport nvshmem");
   if (!sf) return;
   const int first = stf_setup(sf);
   int failed = first != STF_SUCCESS;
@@ -130,7 +104,7 @@ void failed_strategy(Checker &ck) {
   if (failed == 0) {
     // One rank has no step between nodes; with NVSHMEM it may work.
     if (me == 0) std::printf("test_setup_agreed: the failing strategy was set up (%d ranks)\n", nranks);
-    works(ck, sf, 5);
+    check_ring_works(ck, sf, 5);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
     return;
   }
@@ -142,7 +116,7 @@ void failed_strategy(Checker &ck) {
   ck.check(stf_bcast(sf, MPI_INT, &x, &y, MPI_REPLACE) != STF_SUCCESS, "stf_bcast ran without its strategy");
   ck.code(stf_set_sf_options(sf, "-stf_net_transport basic"), STF_SUCCESS, "-stf_net_transport basic");
   ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup with a step transport that exists");
-  works(ck, sf, 5);
+  check_ring_works(ck, sf, 5);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
