@@ -285,7 +285,8 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *   "putsignal" one-sided put with signal: the sender packs straight into
  *              the receiver's region (a shared-memory heap for ranks of
  *              its node, an MPI RMA window, passive target, for the
- *              others; built with MPICH, point-to-point for the others)
+ *              others, or point-to-point with -stf_putsignal_net p2p,
+ *              the default where built with MPICH)
  *              and raises a signal; the receiver unpacks from the
  *              region and returns a credit. No MPI call per message inside
  *              a node. -stf_putsignal_slots S (1..64, a power of two,

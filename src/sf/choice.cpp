@@ -70,7 +70,8 @@ bool auto_candidate(const std::string &type) {
   return type == "basic" || type == "neighbor" || is_node_aware(type);
 }
 
-std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double u, double split_bytes) {
+std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double u, double split_bytes,
+                                    bool putsignal_rma) {
   const model::CommStats st = comm_stats(t, u);
   const model::Cost standard = model::cost_standard(p.network, st);
   std::vector<Prediction> out = {of("basic", standard)};
@@ -82,7 +83,7 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
   const double signals = messages * p.onesided.sync;
   out.push_back({"window", standard.seconds + 2 * signals, standard.dominant});  // address and data
   const double put_signals =
-      (t.messages_in_node + (kPutsignalRmaBetweenNodes ? t.messages_off_node : 0)) * p.onesided.sync;
+      (t.messages_in_node + (putsignal_rma ? t.messages_off_node : 0)) * p.onesided.sync;
   out.push_back({"putsignal", standard.seconds + put_signals, standard.dominant});
   if (t.nodes > 1) {
     out.push_back(of("2step", model::cost_2step(p.network, st)));
@@ -165,7 +166,8 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   STF_CHECK(measure_traffic(*sf, plan, topology, &traffic));
   const double split_bytes = std::atof(sf->opts.extra_value(split_bytes_option).c_str());
   std::vector<Prediction> cands;
-  for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_bytes))
+  for (const Prediction &p :
+       predict_all(*profile, traffic, sizeof(double), split_bytes, putsignal_rma_between_nodes(sf->opts)))
     if (auto_candidate(p.type)) cands.push_back(p);
   std::ostringstream why;
   why << "auto (predicted for 8-byte units, " << (profile->defaults ? "built-in profile" : profile->machine) << ":";

@@ -27,8 +27,10 @@ int model_profile(stf_sf sf, const model::Profile **out);
 // Every transport and strategy that applies (node-aware ones only across
 // nodes), fastest first, for units of unit_bytes. Pure: the same traffic
 // and profile give the same list on every rank.
+// split_bytes: -stf_split_bytes; putsignal_rma: whether putsignal's
+// messages to other nodes go through RMA (-stf_putsignal_net).
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double unit_bytes,
-                                    double split_bytes);
+                                    double split_bytes, bool putsignal_rma);
 // The candidates -stf_type auto chooses among.
 bool auto_candidate(const std::string &type);
 

@@ -17,13 +17,15 @@
 //   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
 //   flushed locally at once; the receiver polls its own window memory
 //   after MPI_Win_sync and returns credits the same way.
-// - Built with MPICH, messages to other nodes go by MPI point-to-point
-//   instead: with MPICH 4.0.2 over UCX (4 ranks on 2 cores, every pair on
-//   other nodes) a rank's MPI_Win_flush, or its accumulates' completion,
-//   stalled for tens of seconds, seen again and again until the test's
-//   280 s limit, while the target polled in MPI_Iprobe and MPI_Test (also
-//   with MPICH's waits made to yield the core: no rank was starved). Node
-//   peers still go through the heap.
+// - -stf_putsignal_net p2p sends messages to other nodes by MPI
+//   point-to-point instead; it is the default when built with MPICH: with
+//   MPICH 4.0.2 over UCX (4 ranks on 2 cores, every pair on other nodes) a
+//   rank's MPI_Win_flush, or its accumulates' completion, stalled for tens
+//   of seconds, seen again and again until the test's 280 s limit, while
+//   the target polled in MPI_Iprobe and MPI_Test (also with MPICH's waits
+//   made to yield the core: no rank was starved). Other MPICH versions and
+//   derivatives were not tried; rma turns the window back on. Node peers
+//   go through the heap either way.
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
 //   goes by MPI point-to-point. Both ends decide alike (they know the
@@ -92,6 +94,21 @@ const OptionSpec putsignal_unit_bytes_option = {
     "stf_putsignal_unit_bytes", "STF_PUTSIGNAL_UNIT_BYTES", "1..65536",
     "putsignal transport: bytes per unit a region holds; larger messages go by MPI point-to-point (default 16)",
     "16", [](const std::string &v, Options *o) { return count_option("stf_putsignal_unit_bytes", v, 1, 65536, o); }};
+#if defined(MPICH_VERSION)
+#define STF_PUTSIGNAL_NET_DEFAULT "p2p"
+#else
+#define STF_PUTSIGNAL_NET_DEFAULT "rma"
+#endif
+const OptionSpec putsignal_net_option = {
+    "stf_putsignal_net", "STF_PUTSIGNAL_NET", "rma|p2p",
+    "putsignal transport: how messages reach other nodes: rma (an MPI RMA window, a signal per message) or p2p "
+    "(MPI point-to-point); default " STF_PUTSIGNAL_NET_DEFAULT " (p2p where built with MPICH, whose 4.0.2 stalled "
+    "in MPI RMA between hosts)",
+    STF_PUTSIGNAL_NET_DEFAULT, nullptr};
+#undef STF_PUTSIGNAL_NET_DEFAULT
+
+bool putsignal_rma_between_nodes(const Options &o) { return o.extra_value(putsignal_net_option) == "rma"; }
+
 const OptionSpec putsignal_timeout_option = {
     "stf_putsignal_timeout", "STF_PUTSIGNAL_TIMEOUT", "0..86400",
     "putsignal transport: seconds to wait for a peer before STF_ERR_TIMEOUT; 0 waits for ever (default 0)", "0",
@@ -223,6 +240,7 @@ class PutSignalTransport final : public Transport {
         slots_(std::atoi(ctx.opts.extra_value(putsignal_slots_option).c_str())),
         unit_capacity_(std::atoi(ctx.opts.extra_value(putsignal_unit_bytes_option).c_str())),
         timeout_(std::atof(ctx.opts.extra_value(putsignal_timeout_option).c_str())),
+        rma_between_nodes_(putsignal_rma_between_nodes(ctx.opts)),
         spins_(ctx.topology.local_size > sysconf(_SC_NPROCESSORS_ONLN) ? 200 : 100000) {}
 
   ~PutSignalTransport() override {
@@ -335,8 +353,8 @@ class PutSignalTransport final : public Transport {
     return receivers_of(c.dir)[k].capacity > 0 && !c.marked[k] && c.held[k] == Held::no;
   }
   // Lets MPI apply peers' puts and accumulates, or move the point-to-point
-  // messages that replace them (built with MPICH): it progresses inside MPI
-  // calls.
+  // messages that replace them (-stf_putsignal_net p2p): it progresses
+  // inside MPI calls.
   void poke_mpi() {
     if (rma_links_ == 0) return;
     int flag = 0;
@@ -348,6 +366,7 @@ class PutSignalTransport final : public Transport {
   const Plan &plan_;
   const int slots_, unit_capacity_;
   const double timeout_;
+  const bool rma_between_nodes_;  // -stf_putsignal_net rma
   const long spins_;  // polls before yielding (Backoff)
   std::vector<Peer> send_peers_[kDirections], recv_peers_[kDirections];
   std::uint64_t next_seq_[kDirections] = {0, 0};
@@ -384,7 +403,7 @@ int PutSignalTransport::init() {
         p.rank = m->ranks[k];
         p.units = m->size(k);
         p.via = topo_.same_node(p.rank) ? Via::heap : Via::rma;
-        p.capacity = p.via == Via::rma && !kPutsignalRmaBetweenNodes ? 0 : capacity(p.units);
+        p.capacity = p.via == Via::rma && !rma_between_nodes_ ? 0 : capacity(p.units);
         p.last_in_region.assign(slots_, 0);
         heap_links_ += p.via == Via::heap;
         rma_links_ += p.via == Via::rma;
@@ -472,7 +491,7 @@ int PutSignalTransport::exchange(int tag, Via via, const std::vector<Peer> &to, 
 // My window holds a ring per off-node peer that sends to me, then, per
 // off-node peer I send to, S credit words it writes.
 int PutSignalTransport::lay_out_rma() {
-  if (topo_.nnodes == 1 || !kPutsignalRmaBetweenNodes) return STF_SUCCESS;  // no off-node rings anywhere
+  if (topo_.nnodes == 1 || !rma_between_nodes_) return STF_SUCCESS;  // no off-node rings anywhere
   std::vector<MPI_Aint> rings[kDirections], credits[kDirections];
   for (int d = 0; d < kDirections; d++)
     for (const Peer &p : recv_peers_[d]) {
@@ -515,7 +534,7 @@ int PutSignalTransport::lay_out_rma() {
 std::string PutSignalTransport::describe() const {
   return "putsignal (one-sided put with signal, " + std::to_string(slots_) +
          " regions per peer and direction: node peers through a shared-memory heap, other nodes' through " +
-         (kPutsignalRmaBetweenNodes ? "an MPI RMA window" : "MPI point-to-point (built with MPICH)") +
+         (rma_between_nodes_ ? "an MPI RMA window" : "MPI point-to-point") +
          "; messages of more than " + std::to_string(unit_capacity_) +
          " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
 }
@@ -523,9 +542,8 @@ std::string PutSignalTransport::describe() const {
 std::string PutSignalTransport::describe_rank() const {
   return "putsignal: " + std::to_string(heap_links_) + " peer link(s) in the node's heap (" +
          std::to_string((heap_bytes_ + 1023) / 1024) + " KiB of rings here), " + std::to_string(rma_links_) +
-         (kPutsignalRmaBetweenNodes
-              ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
-              : " to other nodes by MPI point-to-point (built with MPICH)");
+         (rma_between_nodes_ ? " through the RMA window (" + std::to_string((rma_bytes_ + 1023) / 1024) + " KiB)"
+                             : " to other nodes by MPI point-to-point");
 }
 
 int PutSignalTransport::timed_out(const std::string &what) {
@@ -825,7 +843,9 @@ int PutSignalTransport::test_large(PutChannel &c, bool *done) {
       MPI_Status status;
       const int rc = MPI_Test(&c.recvs[k], &flag, &status);
       if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
-      if (flag || rc != MPI_SUCCESS) MPI_Request_free(&c.recvs[k]);  // complete (inactive), or failed
+      // Complete (inactive), or failed; Open MPI 4.1 sets a persistent
+      // request whose message was truncated to MPI_REQUEST_NULL itself.
+      if ((flag || rc != MPI_SUCCESS) && c.recvs[k] != MPI_REQUEST_NULL) MPI_Request_free(&c.recvs[k]);
       if (error_class == MPI_ERR_TRUNCATE) {
         c.mismatch.note(p.rank, false, expected);
       } else if (rc != MPI_SUCCESS) {

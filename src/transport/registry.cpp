@@ -56,9 +56,9 @@ const std::vector<TransportKind> &transport_kinds() {
       {"gather", collective_help, {false, false}, make_collective_transport, {}},
       {"alltoall", collective_help, {false, false}, make_collective_transport, {}},
       {"putsignal", "one-sided put with signal: a shared-memory heap inside a node, MPI RMA between nodes "
-       "(built with MPICH: point-to-point)",
+       "(see -stf_putsignal_net)",
        {true, false, false}, make_putsignal_transport,
-       {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option}},
+       {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option, &putsignal_net_option}},
       {"nvshmem", nvshmem_help, {true, false, false}, make_nvshmem_transport,
        {&nvshmem_slots_option, &nvshmem_unit_bytes_option}},
       {"2step",

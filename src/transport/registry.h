@@ -57,15 +57,13 @@ std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abi
                                          std::unique_ptr<Transport> basic);
 // window.cpp: -stf_window_sync.
 extern const OptionSpec window_sync_option;
-// putsignal.cpp: regions per peer, bytes per unit a region holds, timeout.
-extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option;
+// putsignal.cpp: regions per peer, bytes per unit a region holds, timeout,
+// and how messages reach other nodes.
+extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option,
+    putsignal_net_option;
 // Whether putsignal reaches other nodes through MPI RMA, a signal per
-// message; built with MPICH it goes by point-to-point there (putsignal.cpp).
-#if defined(MPICH_VERSION)
-constexpr bool kPutsignalRmaBetweenNodes = false;
-#else
-constexpr bool kPutsignalRmaBetweenNodes = true;
-#endif
+// message (-stf_putsignal_net rma), or by point-to-point (p2p).
+bool putsignal_rma_between_nodes(const Options &o);
 // nvshmem.cpp: regions per peer, bytes per unit a region holds.
 extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option;
 // The node-aware strategies' options (read by src/nodeaware/): split's cap on

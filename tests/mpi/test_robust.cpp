@@ -235,8 +235,9 @@ void failed_operation(Checker &ck) {
                {"-stf_type window -stf_window_sync lock", STF_ERR_ARG, unchecked},
                {"-stf_type window -stf_window_sync pscw", STF_ERR_ARG, unchecked},
                {"-stf_type putsignal", STF_ERR_ARG, STF_ERR_ARG},
-               // Every peer through RMA (built with MPICH: point-to-point, size checked from the status).
-               {"-stf_type putsignal -stf_ranks_per_node 1", STF_ERR_ARG, STF_ERR_ARG}};
+               // Every peer through RMA, then by point-to-point (size checked from the status).
+               {"-stf_type putsignal -stf_ranks_per_node 1", STF_ERR_ARG, STF_ERR_ARG},
+               {"-stf_type putsignal -stf_ranks_per_node 1 -stf_putsignal_net p2p", STF_ERR_ARG, STF_ERR_ARG}};
   for (const auto &c : cases) {
     ck.context(std::string("bcast with mismatched units, ") + c.options);
     stf_sf sf = ring_sf(ck, n, c.options);

@@ -48,7 +48,7 @@ const Prediction &find(const std::vector<Prediction> &p, const char *type) {
 TEST(Predict, SlowNetworkFavoursNodeAware) {
   stf::model::Profile p = stf::model::default_profile();
   for (auto &s : p.network.other_node.segments) s.alpha = 50e-6;  // a slow network
-  const auto preds = stf::predict_all(p, many_node_pairs(), 8, 16384);
+  const auto preds = stf::predict_all(p, many_node_pairs(), 8, 16384, true);
   ASSERT_FALSE(preds.empty());
   EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split" || preds.front().type == "2step")
       << preds.front().type;
@@ -70,7 +70,7 @@ TEST(Predict, EveryRankSendingToTheOtherNodeFavoursOneMessagePerNodePair) {
   stf::model::Profile p = stf::model::default_profile();
   p.network.other_node.gap = 8e-6;
   p.network.off_node.node_gap = 8e-6;  // the node's messages one after another
-  const auto preds = stf::predict_all(p, t, 8, 16384);
+  const auto preds = stf::predict_all(p, t, 8, 16384, true);
   EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split") << preds.front().type;
   EXPECT_LT(find(preds, "3step").seconds, find(preds, "2step").seconds);
   EXPECT_LT(find(preds, "2step").seconds, find(preds, "basic").seconds);
@@ -80,19 +80,20 @@ TEST(Predict, OneSidedTransportsPayASignalPerSignalledMessage) {
   stf::model::Profile p = stf::model::default_profile();
   p.onesided.sync = 1e-6;
   const stf::Traffic t = many_node_pairs();  // 3 messages in the node, 28 to other nodes
-  const auto preds = stf::predict_all(p, t, 8, 16384);
-  const double basic = find(preds, "basic").seconds;
-  EXPECT_NEAR(find(preds, "window").seconds - basic, 2 * 31 * 1e-6, 1e-12);  // an address and a put each
-  // Built with MPICH, putsignal sends to other nodes by point-to-point.
-  const double signalled = stf::kPutsignalRmaBetweenNodes ? 31 : 3;
-  EXPECT_NEAR(find(preds, "putsignal").seconds - basic, signalled * 1e-6, 1e-12);
+  for (bool rma : {true, false}) {
+    const auto preds = stf::predict_all(p, t, 8, 16384, rma);
+    const double basic = find(preds, "basic").seconds;
+    EXPECT_NEAR(find(preds, "window").seconds - basic, 2 * 31 * 1e-6, 1e-12);  // an address and a put each
+    // -stf_putsignal_net p2p: messages to other nodes by point-to-point, unsignalled.
+    EXPECT_NEAR(find(preds, "putsignal").seconds - basic, (rma ? 31 : 3) * 1e-6, 1e-12);
+  }
 }
 
 TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
   stf::Traffic t;
   t.ranks = 2, t.nodes = 1, t.ranks_per_node = 2;
   t.messages_in_node = 1, t.units_in_node = 4;
-  const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384);
+  const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384, true);
   EXPECT_EQ(preds.front().type, "basic");
   for (const Prediction &x : preds) EXPECT_FALSE(x.type == "2step" || x.type == "3step" || x.type == "split");
   EXPECT_TRUE(stf::auto_candidate("neighbor"));
