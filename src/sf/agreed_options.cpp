@@ -5,6 +5,7 @@
 // wrongly; one allreduce of their hashes turns that into an error on every
 // rank. Options that only change what a rank does by itself (index
 // analysis, device data paths) may differ.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,15 +25,19 @@ struct Shared {
 
 // The options of the transport or strategy named (for auto, of every
 // candidate, and the profile and autotuning that choose among them), as
-// "-name value" pairs. Unset options count as their fallbacks.
+// "-name value" pairs. Unset options count as their fallbacks. A strategy's
+// step transports check their own options when their SFs are set up.
 std::string type_options(const Options &o) {
   const bool any = o.type == "auto";
   std::string s;
+  std::vector<const OptionSpec *> seen;  // the strategies share theirs
   auto add = [&](const OptionSpec &spec) {
+    if (std::find(seen.begin(), seen.end(), &spec) != seen.end()) return;
+    seen.push_back(&spec);
     s += (s.empty() ? "-" : " -") + std::string(spec.name) + " " + o.extra_value(spec);
   };
   for (const TransportKind &k : transport_kinds())
-    if (any || o.type == k.name)
+    if (any ? auto_candidate(k.name) : o.type == k.name)
       for (const OptionSpec *spec : k.options) add(*spec);
   if (any) {
     add(model_profile_option);

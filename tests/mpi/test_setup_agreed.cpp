@@ -43,6 +43,8 @@ void differing_options(Checker &ck) {
       {"-stf_type putsignal", "-stf_putsignal_slots 8", "-stf_putsignal_slots 4", "-stf_putsignal_slots"},
       {"-stf_type 2step -stf_ranks_per_node 1", "-stf_net_transport neighbor", "-stf_net_transport basic",
        "-stf_net_transport"},
+      {"-stf_type auto -stf_ranks_per_node 1", "-stf_split_bytes 64", "-stf_split_bytes 16384", "-stf_split_bytes"},
+      {"-stf_type auto", "-stf_autotune 2", "-stf_autotune 0", "-stf_autotune"},
   };
   const bool odd_one = me == nranks - 1;
   for (const Differing &c : cases) {
@@ -79,6 +81,7 @@ void harmless_differences(Checker &ck) {
       {"", "-stf_pack_opt 0"},                              // this rank's index analysis
       {"-stf_type putsignal", "-stf_putsignal_slots 4"},    // the default, given on one rank only
       {"-stf_type window", "-stf_window_sync fence"},       // the same
+      {"-stf_type auto", "-stf_window_sync lock"},          // not a candidate of auto's
   };
   for (const auto &c : cases) {
     ck.context(std::string("harmless difference: '") + c.base + "', then '" + c.odd + "' on the last rank");
