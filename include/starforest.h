@@ -247,7 +247,7 @@ int stf_destroy(stf_sf *sf);
  * with STF_ERR_OPTION, naming the first that differs, instead of the ranks
  * waiting for each other in different collectives. -stf_validate itself
  * must be alike too. The others (index analysis, device data paths,
- * another transport's options) may differ. */
+ * -stf_putsignal_timeout, another transport's options) may differ. */
 int stf_set_sf_options(stf_sf sf, const char *options);
 /* Choose the transport that moves this SF's messages, before stf_setup()
  * (or after stf_reset(); STF_ERR_STATE otherwise); the same as

@@ -32,6 +32,7 @@ std::string type_options(const Options &o) {
   std::string s;
   std::vector<const OptionSpec *> seen;  // the strategies share theirs
   auto add = [&](const OptionSpec &spec) {
+    if (&spec == &putsignal_timeout_option) return;  // how long this rank waits: its own business
     if (std::find(seen.begin(), seen.end(), &spec) != seen.end()) return;
     seen.push_back(&spec);
     s += (s.empty() ? "-" : " -") + std::string(spec.name) + " " + o.extra_value(spec);

@@ -80,6 +80,7 @@ void harmless_differences(Checker &ck) {
       {"", "-stf_putsignal_slots 8"},                       // not the transport in use
       {"", "-stf_pack_opt 0"},                              // this rank's index analysis
       {"-stf_type putsignal", "-stf_putsignal_slots 4"},    // the default, given on one rank only
+      {"-stf_type putsignal", "-stf_putsignal_timeout 60"}, // how long one rank waits
       {"-stf_type window", "-stf_window_sync fence"},       // the same
       {"-stf_type auto", "-stf_window_sync lock"},          // not a candidate of auto's
   };
