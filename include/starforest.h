@@ -227,8 +227,9 @@ const char *stf_options_help(void);
 /* ---- graph --------------------------------------------------------------- */
 
 /* Create an empty SF on comm. Collective. All SFs on one communicator share
- * one private duplicate of it (made with the first, freed with the last),
- * each with tags of its own, so thousands of SFs cost one communicator.
+ * one private duplicate of it (made with the first, kept after the last
+ * for the next SF until comm is freed or MPI_Finalize), each with tags of
+ * its own, so thousands of SFs cost one communicator.
  * STF_ERR_ARG for MPI_COMM_NULL or an intercommunicator. */
 int stf_create(MPI_Comm comm, stf_sf *sf);
 /* Destroy *sf and set it to NULL. Pending requests must have ended. Collective.

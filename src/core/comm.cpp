@@ -1,6 +1,9 @@
 #include "core/comm.h"
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
+#include <vector>
 
 #include "core/error.h"
 
@@ -10,8 +13,10 @@ namespace {
 // One private duplicate and what is known about it.
 struct Private {
   MPI_Comm dup = MPI_COMM_NULL;
-  MPI_Comm user = MPI_COMM_NULL;  // whose attribute points here; NULL once that attribute is gone
-  int users = 0;                  // SFs holding a tag block
+  // Whose attribute points here; NULL once that attribute is gone (set by
+  // its delete callback, which may run in another thread, without `mutex`).
+  std::atomic<MPI_Comm> user{MPI_COMM_NULL};
+  int users = 0;  // SFs holding a tag block
   long long next_tag = 0;
   long long tag_ub = 32767;  // the least MPI promises
   bool full() const { return next_tag + kTagsPerSf - 1 > tag_ub; }
@@ -26,11 +31,71 @@ struct Private {
 std::mutex mutex;
 int user_keyval = MPI_KEYVAL_INVALID;  // on a user's communicator: its Private
 int self_keyval = MPI_KEYVAL_INVALID;  // on a duplicate: its own Private
+int finalize_keyval = MPI_KEYVAL_INVALID;  // on MPI_COMM_SELF: frees what is left at MPI_Finalize
+// Every Private, in creation order (the same on every rank of one).
+std::vector<Private *> all;
 
-// The user freed its communicator (or MPI is finalising): the duplicate lives
-// on while SFs use it; comm_release frees it with the last one.
+// The user freed its communicator (or MPI is finalising), or a full Private
+// was replaced: the duplicate lives on while SFs use it, and is freed by
+// the next comm_acquire or comm_release once it has none (take_orphans),
+// not here, inside the free of another communicator.
 int user_attribute_gone(MPI_Comm, int, void *value, void *) {
   static_cast<Private *>(value)->user = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int attribute(MPI_Comm c, int keyval, Private **out) {
+  void *v = nullptr;
+  int flag = 0;
+  STF_MPI(MPI_Comm_get_attr(c, keyval, &v, &flag));
+  *out = flag ? static_cast<Private *>(v) : nullptr;
+  return STF_SUCCESS;
+}
+
+// Under `mutex`: take p out of the attributes and the list, to be freed.
+void forget(Private *p) {
+  if (MPI_Comm user = p->user; user != MPI_COMM_NULL) {
+    Private *current = nullptr;
+    attribute(user, user_keyval, &current);
+    if (current == p) MPI_Comm_delete_attr(user, user_keyval);  // sets p->user to NULL
+  }
+  MPI_Comm_delete_attr(p->dup, self_keyval);
+  all.erase(std::find(all.begin(), all.end(), p));
+}
+
+// Without `mutex` (MPI_Comm_free is collective).
+void free_all(const std::vector<Private *> &ps) {
+  for (Private *p : ps) {
+    MPI_Comm_free(&p->dup);
+    delete p;
+  }
+}
+
+// Under `mutex`: the Privates no SF uses whose user's communicator is gone,
+// taken out, to be freed with free_all. The ranks of one may free it at
+// different calls (each at its next SF created or destroyed, on any
+// communicator): MPI_Comm_free is collective, but neither Open MPI nor
+// MPICH waits in it for the other ranks.
+std::vector<Private *> take_orphans() {
+  std::vector<Private *> out;
+  for (Private *p : all)
+    if (p->users == 0 && p->user == MPI_COMM_NULL) out.push_back(p);
+  for (Private *p : out) forget(p);
+  return out;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+// works: the duplicates no SF uses go then (those of SFs never destroyed
+// are left to MPI, as their SFs are).
+int finalizing(MPI_Comm, int, void *, void *) {
+  std::vector<Private *> idle;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (Private *p : all)
+      if (p->users == 0) idle.push_back(p);
+    for (Private *p : idle) forget(p);
+  }
+  free_all(idle);
   return MPI_SUCCESS;
 }
 
@@ -39,14 +104,10 @@ int keyvals() {
     STF_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, user_attribute_gone, &user_keyval, nullptr));
   if (self_keyval == MPI_KEYVAL_INVALID)
     STF_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &self_keyval, nullptr));
-  return STF_SUCCESS;
-}
-
-int attribute(MPI_Comm c, int keyval, Private **out) {
-  void *v = nullptr;
-  int flag = 0;
-  STF_MPI(MPI_Comm_get_attr(c, keyval, &v, &flag));
-  *out = flag ? static_cast<Private *>(v) : nullptr;
+  if (finalize_keyval == MPI_KEYVAL_INVALID) {
+    STF_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalizing, &finalize_keyval, nullptr));
+    STF_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, nullptr));
+  }
   return STF_SUCCESS;
 }
 
@@ -71,6 +132,7 @@ int duplicate(MPI_Comm c, Private **out) {
 // Under `mutex`: the attributes that find p from its duplicate and, when c
 // is a user's communicator, from c.
 void set_attributes(Private *p, MPI_Comm c, bool of_user) {
+  all.push_back(p);
   MPI_Comm_set_attr(p->dup, self_keyval, p);
   if (of_user) {
     p->user = c;
@@ -101,8 +163,9 @@ int comm_acquire(MPI_Comm user, Comm *out) {
     Private *p = nullptr;
     STF_CHECK(attribute(user, self_keyval, &p));  // one of ours, passed on by an SF
     on_user = p == nullptr;                       // user is a user's communicator
-    if (p && p->full() && p->user != MPI_COMM_NULL) {  // start over from the user's communicator
-      user = p->user;
+    const MPI_Comm owner = p ? p->user.load() : MPI_COMM_NULL;
+    if (p && p->full() && owner != MPI_COMM_NULL) {  // start over from the user's communicator
+      user = owner;
       on_user = true;
     }
     if (on_user) STF_CHECK(attribute(user, user_keyval, &p));
@@ -113,34 +176,35 @@ int comm_acquire(MPI_Comm user, Comm *out) {
   }
   Private *fresh = nullptr;
   STF_CHECK(duplicate(user, &fresh));
-  std::lock_guard<std::mutex> lock(mutex);
-  set_attributes(fresh, user, on_user);
-  take_tags(fresh, out);
+  std::vector<Private *> orphans;  // a full one replaced here, or users' communicators freed
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    set_attributes(fresh, user, on_user);
+    take_tags(fresh, out);
+    orphans = take_orphans();
+  }
+  free_all(orphans);
   return STF_SUCCESS;
 }
 
+// The last SF of a duplicate leaves it, with the node topology and what
+// else the layers cached on it, to the next SF on the same communicator: a
+// program that creates and destroys its SFs one at a time would otherwise
+// duplicate the communicator and find its topology again for each. It goes
+// with the user's communicator (at the next comm_acquire or comm_release),
+// or at MPI_Finalize.
 void comm_release(Comm *c) {
   if (c->comm == MPI_COMM_NULL) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  Private *last = nullptr;  // this SF was its last user: free it below, outside the lock
-  {
+  std::vector<Private *> orphans;  // free below, outside the lock
+  if (!finalized) {
     std::lock_guard<std::mutex> lock(mutex);
     Private *p = nullptr;
-    if (!finalized && attribute(c->comm, self_keyval, &p) == STF_SUCCESS && p && --p->users == 0) {
-      if (p->user != MPI_COMM_NULL) {
-        Private *current = nullptr;
-        attribute(p->user, user_keyval, &current);
-        if (current == p) MPI_Comm_delete_attr(p->user, user_keyval);
-      }
-      MPI_Comm_delete_attr(p->dup, self_keyval);
-      last = p;
-    }
+    if (attribute(c->comm, self_keyval, &p) == STF_SUCCESS && p) p->users--;
+    orphans = take_orphans();
   }
-  if (last) {
-    MPI_Comm_free(&last->dup);
-    delete last;
-  }
+  free_all(orphans);
   c->comm = MPI_COMM_NULL;
 }
 

@@ -3,8 +3,10 @@
 // thousands of SFs alive, so an SF does not duplicate the user's
 // communicator. Every SF on a user communicator shares one private
 // duplicate of it, cached on the user's communicator as an MPI attribute and
-// counted by the SFs using it (freed with the last), and each SF gets a
-// block of tags of its own on it: messages of different SFs never match.
+// counted by the SFs using it, and each SF gets a block of tags of its own
+// on it: messages of different SFs never match. The last SF leaves it (and
+// the node topology found on it) to the next SF on that communicator; it
+// goes with the user's communicator, or at MPI_Finalize.
 // SFs made from an SF (algebra results, multi-SFs, duplicates) pass the
 // private duplicate, which is recognised and shared as well.
 //
@@ -50,8 +52,8 @@ int comm_acquire(MPI_Comm user, Comm *out);
 // failing code with a message naming the (lowest) rank that failed with it.
 // Called before any step that would hang if some ranks had already returned.
 int agree(MPI_Comm comm, int rc);
-// Give back what comm_acquire gave; the last SF of a duplicate frees it.
-// Collective (the duplicate may be freed).
+// Give back what comm_acquire gave. Collective (duplicates whose user's
+// communicator is gone may be freed).
 void comm_release(Comm *c);
 
 // An object of type T cached on communicator c: made on first use, deleted

@@ -5,11 +5,16 @@
 // it; on every MPI it checks that they report one shared communicator.
 //   --count N (default 20000): N SFs on MPI_COMM_WORLD, a ring graph each,
 //     one bcast each (all begun, then all ended in reverse) with values
-//     only that SF sends; destroyed, then the same again (the duplicate was
-//     freed with the last SF and is made anew).
+//     only that SF sends; destroyed, then the same again (on the duplicate
+//     the last SF left).
 //   --neighbor-count N (default 3000): the same with the neighbor
 //     transport, whose SFs with the same peers share their two graph
 //     communicators (6000 otherwise: more than MPICH has).
+//   --user-comms N (default 3000): N user communicators one after the
+//     other, each with an SF created, used and destroyed, then freed: the
+//     duplicate kept after the last SF goes with its communicator (else
+//     MPICH runs out of communicator ids), and an SF created, used and
+//     destroyed again and again keeps one duplicate.
 // Also: SFs derived from one (duplicate, multi-SF, algebra results, SFs
 // created on an SF's communicator) share its communicator; operations of
 // two SFs in flight at once, ended in a rank-dependent order, do not take
@@ -71,6 +76,44 @@ void many(Checker &ck, int n, const char *type, int me, int size) {
     wrong += leaves[2 * i] != value(i, (me + 1) % size, 0) || leaves[2 * i + 1] != value(i, (me + size - 1) % size, 1);
   ck.check(wrong == 0, "%lld SFs received wrong values", wrong);
   for (stf_sf &sf : sfs) ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
+// One SF on a communicator at a time: each finds the duplicate the one
+// before left (so it is not duplicated again), and a duplicate goes when its
+// user's communicator is freed.
+void one_at_a_time(Checker &ck, int n, int me, int size) {
+  ck.context(std::to_string(n) + " user communicators, one SF each, freed one after the other");
+  // A mark on the first SF's communicator, which a new duplicate would not have.
+  int mark = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &mark, nullptr);
+  auto use_one = [&](MPI_Comm user, bool first) {
+    stf_sf sf = nullptr;
+    if (!ck.code(stf_create(user, &sf), STF_SUCCESS, "stf_create")) return false;
+    ck.code(ring(sf, me, size), STF_SUCCESS, "stf_set_graph");
+    MPI_Comm shared = MPI_COMM_NULL;
+    stf_get_comm(sf, &shared);
+    if (first) {
+      MPI_Comm_set_attr(shared, mark, nullptr);
+    } else {
+      void *v = nullptr;
+      int marked = 0;
+      MPI_Comm_get_attr(shared, mark, &v, &marked);
+      if (!ck.check(marked, "the second SF did not find the duplicate the first left")) return false;
+    }
+    double roots[2] = {value(0, me, 0), value(0, me, 1)}, leaves[2] = {-1, -1};
+    ck.code(stf_bcast(sf, MPI_DOUBLE, roots, leaves, MPI_REPLACE), STF_SUCCESS, "stf_bcast");
+    const bool right = leaves[0] == value(0, (me + 1) % size, 0) && leaves[1] == value(0, (me + size - 1) % size, 1);
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+    return ck.check(right, "wrong values");
+  };
+  for (int i = 0; i < n; i++) {
+    MPI_Comm user = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &user);
+    const bool ok = use_one(user, true) && use_one(user, false);
+    MPI_Comm_free(&user);
+    if (!ok) break;
+  }
+  MPI_Comm_free_keyval(&mark);
 }
 
 // SFs made from an SF use its communicator.
@@ -149,10 +192,12 @@ int main(int argc, char **argv) {
   Checker ck("test_many_sfs", argc, argv, 1);
   const int count = count_arg(argc, argv, "--count", 20000);
   const int neighbor_count = count_arg(argc, argv, "--neighbor-count", 3000);
+  const int user_comms = count_arg(argc, argv, "--user-comms", 3000);
   derived(ck, me, size);
   interleaved(ck, me, size);
   many(ck, count, nullptr, me, size);
-  many(ck, count, nullptr, me, size);  // again, after the duplicate was freed
+  many(ck, count, nullptr, me, size);  // again, on the duplicate the first left
+  one_at_a_time(ck, user_comms, me, size);
   many(ck, neighbor_count, "neighbor", me, size);
   int rc = ck.finish();
   MPI_Finalize();
