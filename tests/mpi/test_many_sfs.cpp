@@ -15,10 +15,14 @@
 //     duplicate kept after the last SF goes with its communicator (else
 //     MPICH runs out of communicator ids), and an SF created, used and
 //     destroyed again and again keeps one duplicate.
+// At the end, MPI_Finalize frees the duplicate the last SF on
+// MPI_COMM_WORLD left (checked from a callback on MPI_COMM_SELF that MPI
+// runs after the library's, as it deletes those attributes last set first).
 // Also: SFs derived from one (duplicate, multi-SF, algebra results, SFs
 // created on an SF's communicator) share its communicator; operations of
 // two SFs in flight at once, ended in a rank-dependent order, do not take
 // each other's messages.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -116,6 +120,32 @@ void one_at_a_time(Checker &ck, int n, int me, int size) {
   MPI_Comm_free_keyval(&mark);
 }
 
+// Counted when MPI deletes it, with its communicator.
+int duplicates_freed = 0;
+int count_free(MPI_Comm, int, void *, void *) {
+  duplicates_freed++;
+  return MPI_SUCCESS;
+}
+bool freed_at_finalize = false;
+int check_at_finalize(MPI_Comm, int, void *, void *) {
+  freed_at_finalize = duplicates_freed == 1;
+  return MPI_SUCCESS;
+}
+
+// An SF created and destroyed on MPI_COMM_WORLD, its duplicate marked.
+void mark_duplicate_for_finalize(Checker &ck, int me, int size) {
+  int counted = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_free, &counted, nullptr);
+  stf_sf sf = nullptr;
+  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  ck.code(ring(sf, me, size), STF_SUCCESS, "stf_set_graph");
+  MPI_Comm shared = MPI_COMM_NULL;
+  stf_get_comm(sf, &shared);
+  MPI_Comm_set_attr(shared, counted, nullptr);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  MPI_Comm_free_keyval(&counted);  // the attribute keeps it until deleted
+}
+
 // SFs made from an SF use its communicator.
 void derived(Checker &ck, int me, int size) {
   ck.context("derived SFs share the communicator");
@@ -189,6 +219,9 @@ int main(int argc, char **argv) {
   int me = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int at_finalize = MPI_KEYVAL_INVALID;  // before the library's first SF sets its own
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, check_at_finalize, &at_finalize, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, nullptr);
   Checker ck("test_many_sfs", argc, argv, 1);
   const int count = count_arg(argc, argv, "--count", 20000);
   const int neighbor_count = count_arg(argc, argv, "--neighbor-count", 3000);
@@ -198,8 +231,15 @@ int main(int argc, char **argv) {
   many(ck, count, nullptr, me, size);
   many(ck, count, nullptr, me, size);  // again, on the duplicate the first left
   one_at_a_time(ck, user_comms, me, size);
+  mark_duplicate_for_finalize(ck, me, size);
+  ck.check(duplicates_freed == 0, "the duplicate went with the last SF instead of staying for the next");
   many(ck, neighbor_count, "neighbor", me, size);
   int rc = ck.finish();
   MPI_Finalize();
+  if (!freed_at_finalize) {
+    std::printf("[rank %d] FAIL test_many_sfs: MPI_Finalize did not free the duplicate the last SF left "
+                "(%d freed)\n", me, duplicates_freed);
+    rc = 1;
+  }
   return rc;
 }
