@@ -71,17 +71,23 @@ void free_all(const std::vector<Private *> &ps) {
   }
 }
 
-// Under `mutex`: the Privates no SF uses whose user's communicator is gone,
-// taken out, to be freed with free_all. The ranks of one may free it at
-// different calls (each at its next SF created or destroyed, on any
-// communicator): MPI_Comm_free is collective, but neither Open MPI nor
-// MPICH waits in it for the other ranks.
-std::vector<Private *> take_orphans() {
+// Under `mutex`: the Privates no SF uses for which keep(p) is false, taken
+// out, to be freed with free_all.
+template <class Keep>
+std::vector<Private *> take_unused(Keep keep) {
   std::vector<Private *> out;
   for (Private *p : all)
-    if (p->users == 0 && p->user == MPI_COMM_NULL) out.push_back(p);
+    if (p->users == 0 && !keep(*p)) out.push_back(p);
   for (Private *p : out) forget(p);
   return out;
+}
+
+// Under `mutex`: the unused Privates whose user's communicator is gone. The
+// ranks of one may free it at different calls (each at its next SF created
+// or destroyed, on any communicator): MPI_Comm_free is collective, but
+// neither Open MPI nor MPICH waits in it for the other ranks.
+std::vector<Private *> take_orphans() {
+  return take_unused([](const Private &p) { return p.user != MPI_COMM_NULL; });
 }
 
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
@@ -91,9 +97,7 @@ int finalizing(MPI_Comm, int, void *, void *) {
   std::vector<Private *> idle;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    for (Private *p : all)
-      if (p->users == 0) idle.push_back(p);
-    for (Private *p : idle) forget(p);
+    idle = take_unused([](const Private &) { return false; });
   }
   free_all(idle);
   return MPI_SUCCESS;

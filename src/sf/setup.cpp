@@ -33,17 +33,6 @@ int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   return STF_SUCCESS;
 }
 
-// Back to an SF that is not set up (the next call sets it up again).
-void forget_setup(stf_sf sf, const std::string &type) {
-  sf->strategy.reset();
-  engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
-  sf->transport.reset();
-  sf->plan.reset();
-  sf->topology = nullptr;
-  sf->choice.clear();
-  sf->opts.type = type;  // auto chooses again
-}
-
 }  // namespace
 
 // All or nothing, on every rank with -stf_validate: a rank that failed after
@@ -51,7 +40,6 @@ void forget_setup(stf_sf sf, const std::string &type) {
 // that cannot be made) would otherwise leave the others set up, to wait for
 // it in the first operation, and itself half set up.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
-  const std::string type = sf->opts.type;
   int rc = STF_SUCCESS;
   try {
     rc = make_transport_and_strategy(sf, std::move(plan));
@@ -59,7 +47,7 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
     rc = exception_error();
   }
   if (sf->opts.validate) rc = agree(sf->comm, rc);
-  if (rc) forget_setup(sf, type);
+  if (rc) clear_setup(sf);  // the next call sets it up again
   return rc;
 }
 

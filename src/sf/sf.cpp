@@ -31,15 +31,7 @@ void destroy_object(stf_sf sf);
 
 // Drop graph, plan and everything derived from them.
 void clear(stf_sf sf) {
-  if (sf->multi) destroy_object(sf->multi);
-  sf->multi = nullptr;
-  engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
-  sf->strategy.reset();
-  sf->transport.reset();
-  sf->plan.reset();
-  sf->topology = nullptr;
-  if (!sf->choice.empty()) sf->opts.type = "auto";  // choose again at the next set-up
-  sf->choice.clear();
+  clear_setup(sf);
   sf->degree.clear();
   sf->degree_known = false;
   sf->root_peers = PeerLists();
@@ -63,6 +55,19 @@ void destroy_object(stf_sf sf) {
 }
 
 }  // namespace
+
+void clear_setup(stf_sf sf) {
+  if (sf->multi) destroy_object(sf->multi);
+  sf->multi = nullptr;
+  engine_set_plan(&sf->engine, nullptr, nullptr, nullptr);
+  sf->strategy.reset();
+  sf->transport.reset();
+  sf->plan.reset();
+  sf->topology = nullptr;
+  if (!sf->choice.empty()) sf->opts.type = "auto";  // choose again at the next set-up
+  sf->choice.clear();
+}
+
 }  // namespace stf
 
 using namespace stf;

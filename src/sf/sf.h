@@ -57,6 +57,9 @@ int ensure_setup(stf_sf sf, bool agreed = false);
 // for a node-aware type, its strategy. Collective. On failure the SF is not
 // set up; with -stf_validate every rank fails if one does.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
+// Back to an SF that is not set up: the plan, topology, transport, strategy,
+// multi-SF and operations' state go; -stf_type auto chooses again (sf.cpp).
+void clear_setup(stf_sf sf);
 // STF_ERR_OPTION on every rank where the ranks differ in an option that
 // must be alike everywhere (the transport and its options, the discovery,
 // the emulated nodes, -stf_debug, -stf_log_view). Collective: one allreduce
