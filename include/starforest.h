@@ -38,11 +38,16 @@
  *     stf_set_sf_options), and for a failure on any rank in making the
  *     transport or strategy (out of memory, a step transport that cannot
  *     be made): every rank fails, and the SF is left not set up (a later
- *     call sets it up again), while -stf_validate is on (the default). A
- *     rank that fails before or inside one of the transport's or
- *     strategy's own collectives (out of memory while planning a
- *     node-aware strategy's steps, say) can still leave the others waiting
- *     in it;
+ *     call sets it up again), while -stf_validate is on (the default).
+ *     Running out of memory on one rank anywhere in set-up is such a
+ *     failure: the rank takes part in every collective before it fails
+ *     (the options check, the node topology, NBX discovery, the plan,
+ *     each transport's set-up, -stf_type auto's choice, a node-aware
+ *     strategy's planning and step SFs). Not so, yet: the allreduce
+ *     discovery (-stf_twosided allreduce, whose O(size) array comes
+ *     before its collective), -stf_autotune's timed trial, and the first
+ *     SF of a communicator (making its duplicate), where a rank short of
+ *     memory can still leave the others waiting;
  *     the graph algebra calls and stf_create_from_matching_indices: every
  *     error, argument checks included (an input SF they set up has its root
  *     offsets checked on every rank, whatever -stf_validate says);

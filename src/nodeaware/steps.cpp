@@ -24,36 +24,81 @@ bool operator==(const Key &a, const Key &b) { return a.rank == b.rank && a.offse
 
 using Lists = std::vector<std::vector<stf_int>>;  // one list per local rank
 
-// Variable-length lists to and from local rank 0 of a node communicator.
-int gather_lists(MPI_Comm comm, const std::vector<stf_int> &mine, int size, int rank, Lists *all) {
-  const int n = static_cast<int>(mine.size());
-  std::vector<int> counts(rank == 0 ? size : 0), displs;
-  STF_MPI(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+// core/comm.h's agree over my node's ranks; the others' message names the
+// failed rank by its rank in the SF.
+int agree_in_node(const Topology &t, int rc) {
+  struct {
+    int code, rank;
+  } mine = {rc, t.local_rank}, worst;
+  STF_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, t.node_comm));
+  if (rc || !worst.code) return rc;
+  return set_error(worst.code, "node-aware set-up: rank %d failed (its message says why)",
+                   t.node_ranks[t.node_offset[t.node] + worst.rank]);
+}
+
+// Variable-length lists to and from local rank 0 of my node.
+// The node agrees (agree_in_node) before each collective whose buffers a rank
+// had to allocate, so that a rank short of memory never leaves the others
+// in one: where one failed (earlier, or here), every rank of the node
+// returns the failure at that agreement. After the last collective a
+// failure is the rank's own.
+int gather_lists(const Topology &t, const std::vector<stf_int> &mine, Lists *all, int earlier) {
+  const MPI_Comm comm = t.node_comm;
+  const int size = t.local_size, rank = t.local_rank;
+  int rc = earlier;
+  std::vector<int> counts, displs;
   std::vector<stf_int> flat;
-  if (rank == 0) {
-    displs.assign(size, 0);
-    for (int p = 1; p < size; p++) displs[p] = displs[p - 1] + counts[p - 1];
-    flat.resize(displs.back() + counts.back());
-  }
+  if (!rc && rank == 0) try {
+      counts.assign(size, 0);
+      displs.assign(size, 0);
+    } catch (...) {
+      rc = exception_error();
+    }
+  STF_CHECK(agree_in_node(t, rc));
+  const int n = static_cast<int>(mine.size());
+  STF_MPI(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  if (rank == 0) try {
+      for (int p = 1; p < size; p++) displs[p] = displs[p - 1] + counts[p - 1];
+      flat.resize(displs.back() + counts.back());
+    } catch (...) {
+      rc = exception_error();
+    }
+  STF_CHECK(agree_in_node(t, rc));
   STF_MPI(MPI_Gatherv(mine.data(), n, MPI_INT, flat.data(), counts.data(), displs.data(), MPI_INT, 0, comm));
-  all->assign(rank == 0 ? size : 0, {});
-  for (int p = 0; p < static_cast<int>(all->size()); p++)
-    (*all)[p].assign(flat.begin() + displs[p], flat.begin() + displs[p] + counts[p]);
+  try {
+    all->assign(rank == 0 ? size : 0, {});
+    for (int p = 0; p < static_cast<int>(all->size()); p++)
+      (*all)[p].assign(flat.begin() + displs[p], flat.begin() + displs[p] + counts[p]);
+  } catch (...) {
+    return exception_error();
+  }
   return STF_SUCCESS;
 }
 
-int scatter_lists(MPI_Comm comm, const Lists &all, int rank, std::vector<stf_int> *mine) {
+int scatter_lists(const Topology &t, const Lists &all, std::vector<stf_int> *mine, int earlier) {
+  const MPI_Comm comm = t.node_comm;
+  const int rank = t.local_rank;
+  int rc = earlier;
   std::vector<int> counts, displs;
   std::vector<stf_int> flat;
-  if (rank == 0)
-    for (const auto &l : all) {
-      displs.push_back(static_cast<int>(flat.size()));
-      counts.push_back(static_cast<int>(l.size()));
-      flat.insert(flat.end(), l.begin(), l.end());
+  if (!rc && rank == 0) try {
+      for (const auto &l : all) {
+        displs.push_back(static_cast<int>(flat.size()));
+        counts.push_back(static_cast<int>(l.size()));
+        flat.insert(flat.end(), l.begin(), l.end());
+      }
+    } catch (...) {
+      rc = exception_error();
     }
+  STF_CHECK(agree_in_node(t, rc));
   int n = 0;
   STF_MPI(MPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, 0, comm));
-  mine->assign(n, 0);
+  try {
+    mine->assign(n, 0);
+  } catch (...) {
+    rc = exception_error();
+  }
+  STF_CHECK(agree_in_node(t, rc));
   STF_MPI(MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_INT, mine->data(), n, MPI_INT, 0, comm));
   return STF_SUCCESS;
 }
@@ -215,137 +260,199 @@ std::vector<Wanted> parse_group(const std::vector<stf_int> &group) {
 
 // 3step and split: ask each source node's leader for my chunks, let the
 // leaders give them to their ranks (the gather step), and learn who sends
-// each chunk from where (the cross step's roots).
-int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out) {
+// each chunk from where (the cross step's roots). Every rank agrees after
+// the discovery and before the leaders answer, so that no leader that
+// failed leaves askers waiting for its answer; a failure after that is the
+// rank's own (or its node's), once it has taken part in everything.
+int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out, int earlier) {
   const Topology &t = *sf->topology;
-  const std::vector<Wanted> wanted = parse_group(group);
+  int rc = earlier;
+  std::vector<Wanted> wanted;
   std::map<int, std::vector<stf_int>> to_leader;  // leader rank -> [chunk, n, keys...]...
   std::map<int, int> chunks_to;
-  for (std::size_t c = 0; c < wanted.size(); c++) {
-    const int leader = global_rank(t, wanted[c].node, 0);
-    std::vector<stf_int> &m = to_leader[leader];
-    m.insert(m.end(), {static_cast<stf_int>(c), wanted[c].n});
-    m.insert(m.end(), group.begin() + wanted[c].keys, group.begin() + wanted[c].keys + 2 * wanted[c].n);
-    chunks_to[leader]++;
+  Messages requests{{}, {}, {}}, asked{{}, {}, {}};  // empty: allocating nothing yet
+  if (!rc) try {
+      wanted = parse_group(group);
+      for (std::size_t c = 0; c < wanted.size(); c++) {
+        const int leader = global_rank(t, wanted[c].node, 0);
+        std::vector<stf_int> &m = to_leader[leader];
+        m.insert(m.end(), {static_cast<stf_int>(c), wanted[c].n});
+        m.insert(m.end(), group.begin() + wanted[c].keys, group.begin() + wanted[c].keys + 2 * wanted[c].n);
+        chunks_to[leader]++;
+      }
+      requests = Messages();
+      for (const auto &lm : to_leader) {
+        requests.ranks.push_back(lm.first);
+        requests.idx.insert(requests.idx.end(), lm.second.begin(), lm.second.end());
+        requests.offset.push_back(static_cast<stf_int>(requests.idx.size()));
+      }
+    } catch (...) {
+      rc = exception_error();
+      requests = Messages{{}, {}, {}};  // asks for nothing, and expects no answer
+      chunks_to.clear();
+    }
+  int found = STF_SUCCESS;
+  try {
+    found = discover(*sf, sf->opts.twosided, requests, &asked, Tag::node_request);
+  } catch (...) {
+    found = exception_error();  // after it has taken part
   }
-  Messages requests, asked;
-  for (const auto &lm : to_leader) {
-    requests.ranks.push_back(lm.first);
-    requests.idx.insert(requests.idx.end(), lm.second.begin(), lm.second.end());
-    requests.offset.push_back(static_cast<stf_int>(requests.idx.size()));
-  }
-  STF_CHECK(discover(*sf, sf->opts.twosided, requests, &asked, Tag::node_request));
+  STF_CHECK(agree(sf->comm, rc ? rc : found));
 
   // The source node's leader: give the chunks asked of this node to its ranks.
-  Lists sends(t.local_rank == 0 ? t.local_size : 0);
-  std::vector<std::vector<stf_int>> replies(asked.count());
+  Lists sends;
+  std::vector<std::vector<stf_int>> replies;
   std::vector<MPI_Request> reply_reqs;
-  if (t.local_rank == 0) {
-    struct Item {
-      int from;        // index in asked
-      stf_int chunk, n;
-      stf_int keys;    // index in asked.idx
-    };
-    std::vector<Item> items;
-    std::vector<stf_int> sizes;
-    std::vector<int> pair;  // the asking node: its chunks go to different ranks here too
-    for (int k = 0; k < asked.count(); k++)
-      for (stf_int i = asked.offset[k]; i + 1 < asked.offset[k + 1]; i += 2 + 2 * asked.idx[i + 1]) {
-        items.push_back({k, asked.idx[i], asked.idx[i + 1], i + 2});
-        sizes.push_back(asked.idx[i + 1]);
-        pair.push_back(t.node_of[asked.ranks[k]]);
+  if (t.local_rank == 0) try {
+      sends.resize(t.local_size);
+      replies.resize(asked.count());
+      struct Item {
+        int from;        // index in asked
+        stf_int chunk, n;
+        stf_int keys;    // index in asked.idx
+      };
+      std::vector<Item> items;
+      std::vector<stf_int> sizes;
+      std::vector<int> pair;  // the asking node: its chunks go to different ranks here too
+      for (int k = 0; k < asked.count(); k++)
+        for (stf_int i = asked.offset[k]; i + 1 < asked.offset[k + 1]; i += 2 + 2 * asked.idx[i + 1]) {
+          items.push_back({k, asked.idx[i], asked.idx[i + 1], i + 2});
+          sizes.push_back(asked.idx[i + 1]);
+          pair.push_back(t.node_of[asked.ranks[k]]);
+        }
+      const std::vector<Placed> placed = balance(sizes, pair, t.local_size);
+      std::vector<std::vector<std::pair<stf_int, int>>> order(t.local_size);
+      for (std::size_t i = 0; i < items.size(); i++) {
+        order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
+        replies[items[i].from].insert(replies[items[i].from].end(),
+                                      {items[i].chunk, global_rank(t, t.node, placed[i].owner), placed[i].offset});
       }
-    const std::vector<Placed> placed = balance(sizes, pair, t.local_size);
-    std::vector<std::vector<std::pair<stf_int, int>>> order(t.local_size);
-    for (std::size_t i = 0; i < items.size(); i++) {
-      order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
-      replies[items[i].from].insert(replies[items[i].from].end(),
-                                    {items[i].chunk, global_rank(t, t.node, placed[i].owner), placed[i].offset});
-    }
-    for (int s = 0; s < t.local_size; s++) {
-      std::sort(order[s].begin(), order[s].end());
-      for (const auto &oc : order[s]) {
-        const Item &it = items[oc.second];
-        sends[s].insert(sends[s].end(), asked.idx.begin() + it.keys, asked.idx.begin() + it.keys + 2 * it.n);
+      for (int s = 0; s < t.local_size; s++) {
+        std::sort(order[s].begin(), order[s].end());
+        for (const auto &oc : order[s]) {
+          const Item &it = items[oc.second];
+          sends[s].insert(sends[s].end(), asked.idx.begin() + it.keys, asked.idx.begin() + it.keys + 2 * it.n);
+        }
       }
+      reply_reqs.resize(asked.count());
+    } catch (...) {
+      rc = exception_error();
     }
-    reply_reqs.resize(asked.count());
-    for (int k = 0; k < asked.count(); k++)
-      STF_MPI(MPI_Isend(replies[k].data(), static_cast<int>(replies[k].size()), MPI_INT, asked.ranks[k],
-                        sf->tag(Tag::node_reply), sf->comm, &reply_reqs[k]));
-  }
+  STF_CHECK(agree(sf->comm, rc));
+  for (int k = 0; k < static_cast<int>(reply_reqs.size()); k++)
+    STF_MPI(MPI_Isend(replies[k].data(), static_cast<int>(replies[k].size()), MPI_INT, asked.ranks[k],
+                      sf->tag(Tag::node_reply), sf->comm, &reply_reqs[k]));
   std::vector<stf_int> send_keys;
-  STF_CHECK(scatter_lists(t.node_comm, sends, t.local_rank, &send_keys));
-  out->gather.nroots = sf->nroots;
-  for (std::size_t j = 0; j + 1 < send_keys.size(); j += 2) out->gather.roots.push_back({send_keys[j], send_keys[j + 1]});
-  out->send_units = static_cast<stf_int>(out->gather.roots.size());
+  const int node_rc = scatter_lists(t, sends, &send_keys, STF_SUCCESS);
 
-  // My chunks' senders and their offsets in the senders' buffers.
-  std::vector<std::pair<int, stf_int>> source(wanted.size());  // (rank, offset) per chunk
+  // My chunks' senders and their offsets in the senders' buffers. Every
+  // answer is received, into no buffer where there is no memory for it (a
+  // truncation), so that its leader's send completes.
+  std::vector<std::pair<int, stf_int>> source;  // (rank, offset) per chunk
+  try {
+    source.resize(wanted.size());
+  } catch (...) {
+    rc = exception_error();
+  }
   for (const auto &lc : chunks_to) {
-    std::vector<stf_int> reply(3 * lc.second);
+    std::vector<stf_int> reply;
+    try {
+      if (!rc) reply.resize(3 * lc.second);
+    } catch (...) {
+      rc = exception_error();
+    }
+    if (rc) {
+      MPI_Recv(nullptr, 0, MPI_INT, lc.first, sf->tag(Tag::node_reply), sf->comm, MPI_STATUS_IGNORE);
+      continue;
+    }
     STF_MPI(MPI_Recv(reply.data(), static_cast<int>(reply.size()), MPI_INT, lc.first, sf->tag(Tag::node_reply),
                      sf->comm, MPI_STATUS_IGNORE));
-    for (std::size_t j = 0; j < reply.size(); j += 3) source[reply[j]] = {reply[j + 1], reply[j + 2]};
+    for (std::size_t j = 0; j + 2 < reply.size(); j += 3) source[reply[j]] = {reply[j + 1], reply[j + 2]};
   }
-  out->cross.nroots = out->send_units;
-  for (std::size_t c = 0; c < wanted.size(); c++)
-    for (stf_int j = 0; j < wanted[c].n; j++) out->cross.roots.push_back({source[c].first, source[c].second + j});
   STF_MPI(MPI_Waitall(static_cast<int>(reply_reqs.size()), reply_reqs.data(), MPI_STATUSES_IGNORE));
+  if (rc || node_rc) return rc ? rc : node_rc;
+  try {
+    out->gather.nroots = sf->nroots;
+    for (std::size_t j = 0; j + 1 < send_keys.size(); j += 2)
+      out->gather.roots.push_back({send_keys[j], send_keys[j + 1]});
+    out->send_units = static_cast<stf_int>(out->gather.roots.size());
+    out->cross.nroots = out->send_units;
+    for (std::size_t c = 0; c < wanted.size(); c++)
+      for (stf_int j = 0; j < wanted[c].n; j++) out->cross.roots.push_back({source[c].first, source[c].second + j});
+  } catch (...) {
+    return exception_error();
+  }
   return STF_SUCCESS;
 }
 
 }  // namespace
 
-int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out) {
+// Every rank takes part in every collective whatever failed where (out of
+// memory, or earlier): each node agrees before its node collectives
+// (gather_lists, scatter_lists), every rank before the steps between nodes;
+// a failure after the last collective is the rank's own, for the caller to
+// agree on.
+int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out, int earlier) {
   const Topology &t = *sf->topology;
   *out = StepGraphs();
-  out->local.nroots = sf->nroots;
+  int rc = earlier;
   // My edges: those inside my node go directly; the others by key.
   std::vector<stf_int> remote_slots;
-  std::vector<Key> remote_keys;
-  for (stf_int i = 0; i < sf->nleaves; i++) {
-    const stf_node &r = sf->iremote[i];
-    const stf_int slot = sf->ilocal ? sf->ilocal[i] : i;
-    if (t.same_node(r.rank)) {
-      out->local.leaves.push_back(slot);
-      out->local.roots.push_back(r);
-    } else {
-      remote_slots.push_back(slot);
-      remote_keys.push_back({r.rank, r.index});
-    }
-  }
-  std::vector<Key> keys = remote_keys;
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<Key> remote_keys, keys;
   std::vector<stf_int> flat;
-  for (const Key &k : keys) flat.insert(flat.end(), {k.rank, k.offset});
+  if (!rc) try {
+      out->local.nroots = sf->nroots;
+      for (stf_int i = 0; i < sf->nleaves; i++) {
+        const stf_node &r = sf->iremote[i];
+        const stf_int slot = sf->ilocal ? sf->ilocal[i] : i;
+        if (t.same_node(r.rank)) {
+          out->local.leaves.push_back(slot);
+          out->local.roots.push_back(r);
+        } else {
+          remote_slots.push_back(slot);
+          remote_keys.push_back({r.rank, r.index});
+        }
+      }
+      keys = remote_keys;
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      for (const Key &k : keys) flat.insert(flat.end(), {k.rank, k.offset});
+    } catch (...) {
+      rc = exception_error();
+    }
 
   Lists asked, answers, groups;
-  STF_CHECK(gather_lists(t.node_comm, flat, t.local_size, t.local_rank, &asked));
-  if (t.local_rank == 0) lead_receiving_node(t, kind, chunk_units, asked, &answers, &groups);
+  rc = gather_lists(t, flat, &asked, rc);
+  if (!rc && t.local_rank == 0) try {
+      lead_receiving_node(t, kind, chunk_units, asked, &answers, &groups);
+    } catch (...) {
+      rc = exception_error();
+    }
   std::vector<stf_int> answer, group;
-  STF_CHECK(scatter_lists(t.node_comm, answers, t.local_rank, &answer));
-  STF_CHECK(scatter_lists(t.node_comm, groups, t.local_rank, &group));
+  rc = scatter_lists(t, answers, &answer, rc);
+  rc = scatter_lists(t, groups, &group, rc);
+  STF_CHECK(agree(sf->comm, rc));
 
-  for (const Wanted &w : parse_group(group)) out->recv_units += w.n;
-  if (kind == NodeAwareKind::two_step) {
-    out->cross.nroots = sf->nroots;
-    for (std::size_t j = 2; j + 1 < group.size(); j += 2) out->cross.roots.push_back({group[j], group[j + 1]});
-  } else {
-    STF_CHECK(connect_nodes(sf, group, out));
-  }
-
-  // The leaves that read from other nodes, through the receive buffers.
-  out->first.nroots = out->rest.nroots = out->recv_units;
-  std::vector<char> given(keys.size(), 0);
-  for (std::size_t i = 0; i < remote_slots.size(); i++) {
-    const std::size_t k = std::lower_bound(keys.begin(), keys.end(), remote_keys[i]) - keys.begin();
-    const stf_node from = {answer[3 * k], answer[3 * k + 1]};
-    StepGraph &g = answer[3 * k + 2] && !given[k] ? out->first : out->rest;
-    if (&g == &out->first) given[k] = 1;
-    g.leaves.push_back(remote_slots[i]);
-    g.roots.push_back(from);
+  if (kind != NodeAwareKind::two_step) STF_CHECK(connect_nodes(sf, group, out, STF_SUCCESS));
+  try {
+    for (const Wanted &w : parse_group(group)) out->recv_units += w.n;
+    if (kind == NodeAwareKind::two_step) {
+      out->cross.nroots = sf->nroots;
+      for (std::size_t j = 2; j + 1 < group.size(); j += 2) out->cross.roots.push_back({group[j], group[j + 1]});
+    }
+    // The leaves that read from other nodes, through the receive buffers.
+    out->first.nroots = out->rest.nroots = out->recv_units;
+    std::vector<char> given(keys.size(), 0);
+    for (std::size_t i = 0; i < remote_slots.size(); i++) {
+      const std::size_t k = std::lower_bound(keys.begin(), keys.end(), remote_keys[i]) - keys.begin();
+      const stf_node from = {answer[3 * k], answer[3 * k + 1]};
+      StepGraph &g = answer[3 * k + 2] && !given[k] ? out->first : out->rest;
+      if (&g == &out->first) given[k] = 1;
+      g.leaves.push_back(remote_slots[i]);
+      g.roots.push_back(from);
+    }
+  } catch (...) {
+    return exception_error();
   }
   return STF_SUCCESS;
 }

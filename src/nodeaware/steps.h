@@ -51,7 +51,12 @@ struct StepGraphs {
 };
 
 // Collective over sf's communicator (set up: plan and topology exist).
-// chunk_units: split's most units in one message between nodes.
-int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out);
+// chunk_units: split's most units in one message between nodes. earlier:
+// this rank's failure before it. A rank that fails takes part in every
+// collective all the same; a failure the ranks agreed on comes back on
+// every rank, one after the last collective on that rank alone (the caller
+// agrees on it).
+int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out,
+                    int earlier = STF_SUCCESS);
 
 }  // namespace stf

@@ -98,6 +98,52 @@ struct StagedOp {
 
 namespace {
 
+// Collective: plan the steps, then make an SF for each step some rank uses.
+// Every rank takes part whatever failed where (earlier: this rank's failure
+// before it, c may then be null), and every rank returns the same.
+int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
+                stf_int chunk_units, Chain *c, int earlier) {
+  StepGraphs g;
+  int rc = plan_node_aware(sf, kind, chunk_units, &g, earlier);
+  const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
+  // Per step, whether a rank uses it; then the largest error code and the
+  // lowest rank that failed.
+  int used[kSteps + 2];
+  for (int k = 0; k < kSteps; k++) used[k] = !graphs[k]->empty();
+  used[kSteps] = rc;
+  used[kSteps + 1] = rc ? sf->size - sf->rank : 0;
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kSteps + 2, MPI_INT, MPI_MAX, sf->comm));
+  if (rc) return rc;
+  if (used[kSteps])
+    return set_error(used[kSteps], "node-aware set-up: rank %d failed planning the steps (its message says why)",
+                     sf->size - used[kSteps + 1]);
+  c->send_units = g.send_units;
+  c->recv_units = g.recv_units;
+  // Every rank makes every step's SF (so that all take the same tags), then
+  // they agree before the set-ups, which agree by themselves.
+  for (int k = 0; k < kSteps; k++) {
+    if (!used[k]) continue;
+    int made = stf_create(sf->comm, &c->sf[k]);
+    stf_sf step = c->sf[k];
+    if (!made) try {
+        step->opts = sf->opts;
+        step->opts.type = k == G ? net_transport : node_transport;
+        step->opts.log_view = false;  // the SF's own summary covers them
+        const StepGraph &sg = *graphs[k];
+        const stf_int n = static_cast<stf_int>(sg.roots.size());
+        made = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
+                             sg.roots.data(), STF_COPY_VALUES);
+      } catch (...) {
+        made = exception_error();
+      }
+    if (!rc) rc = made;
+  }
+  STF_CHECK(agree(sf->comm, rc));
+  for (int k = 0; k < kSteps; k++)
+    if (used[k]) STF_CHECK(stf_setup(c->sf[k]));
+  return STF_SUCCESS;
+}
+
 class NodeAware : public Strategy {
  public:
   NodeAware(stf_sf sf, NodeAwareKind kind)
@@ -222,45 +268,31 @@ class NodeAware : public Strategy {
   }
 
   // split cuts by message bytes, so its steps depend on the unit; the other
-  // strategies have one chain for every unit.
+  // strategies have one chain for every unit. Collective where the chain is
+  // new: its place is made first, so that nothing is allocated once the
+  // steps' SFs exist (their destruction may be collective).
   int chain_for(std::size_t unit_bytes, Chain **out) {
     stf_int units = 0;
     if (kind_ == NodeAwareKind::split)
       units = static_cast<stf_int>(std::max<long>(1, std::min<long>(INT_MAX, split_bytes_ / (long)unit_bytes)));
     auto it = chains_.find(units);
     if (it == chains_.end()) {
-      auto chain = std::make_unique<Chain>();
-      STF_CHECK(build_chain(units, chain.get()));
-      it = chains_.emplace(units, std::move(chain)).first;
+      int rc = STF_SUCCESS;
+      std::unique_ptr<Chain> chain;
+      try {
+        chain = std::make_unique<Chain>();
+        it = chains_.emplace(units, nullptr).first;
+      } catch (...) {
+        rc = exception_error();
+      }
+      rc = build_chain(sf_, kind_, node_transport_, net_transport_, units, chain.get(), rc);
+      if (rc) {
+        if (it != chains_.end()) chains_.erase(it);
+        return rc;
+      }
+      it->second = std::move(chain);
     }
     *out = it->second.get();
-    return STF_SUCCESS;
-  }
-
-  // Collective: plan the steps, then make an SF for each step some rank uses.
-  int build_chain(stf_int chunk_units, Chain *c) {
-    StepGraphs g;
-    STF_CHECK(plan_node_aware(sf_, kind_, chunk_units, &g));
-    c->send_units = g.send_units;
-    c->recv_units = g.recv_units;
-    const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
-    int used = 0;
-    for (int k = 0; k < kSteps; k++)
-      if (!graphs[k]->empty()) used |= 1 << k;
-    STF_MPI(MPI_Allreduce(MPI_IN_PLACE, &used, 1, MPI_INT, MPI_BOR, sf_->comm));
-    for (int k = 0; k < kSteps; k++) {
-      if (!(used & (1 << k))) continue;
-      STF_CHECK(stf_create(sf_->comm, &c->sf[k]));
-      stf_sf step = c->sf[k];
-      step->opts = sf_->opts;
-      step->opts.type = k == G ? net_transport_ : node_transport_;
-      step->opts.log_view = false;  // the SF's own summary covers them
-      const StepGraph &sg = *graphs[k];
-      const stf_int n = static_cast<stf_int>(sg.roots.size());
-      STF_CHECK(stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
-                              sg.roots.data(), STF_COPY_VALUES));
-      STF_CHECK(stf_setup(step));
-    }
     return STF_SUCCESS;
   }
 
@@ -349,12 +381,19 @@ class NodeAware : public Strategy {
 
 }  // namespace
 
-int make_strategy(stf_sf sf, std::unique_ptr<Strategy> *out) {
+int make_strategy(stf_sf sf, std::unique_ptr<Strategy> *out, int earlier) {
   const std::string &t = sf->opts.type;
   const NodeAwareKind kind = t == "2step"   ? NodeAwareKind::two_step
                              : t == "3step" ? NodeAwareKind::three_step
                                             : NodeAwareKind::split;
-  auto s = std::make_unique<NodeAware>(sf, kind);
+  std::unique_ptr<NodeAware> s;
+  int rc = earlier;
+  if (!rc) try {
+      s = std::make_unique<NodeAware>(sf, kind);
+    } catch (...) {
+      rc = exception_error();
+    }
+  if (rc) return build_chain(sf, kind, "", "", 0, nullptr, rc);  // takes part, and every rank fails
   STF_CHECK(s->init());
   *out = std::move(s);
   return STF_SUCCESS;

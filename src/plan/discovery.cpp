@@ -12,12 +12,20 @@ struct Received {
   std::vector<stf_int> idx;
 };
 
-int receive_one(MPI_Comm comm, int tag, const MPI_Status &probe, std::vector<Received> *got) {
+// Receives the message probed. Where this rank cannot hold it (out of
+// memory), the message is still taken (into no buffer: a truncation), so
+// that its sender's send completes, and *failed says why.
+int receive_one(MPI_Comm comm, int tag, const MPI_Status &probe, std::vector<Received> *got, int *failed) {
   int n = 0;
   STF_MPI(MPI_Get_count(&probe, MPI_INT, &n));
-  got->push_back({probe.MPI_SOURCE, std::vector<stf_int>(n)});
-  STF_MPI(MPI_Recv(got->back().idx.data(), n, MPI_INT, probe.MPI_SOURCE, tag, comm,
-                   MPI_STATUS_IGNORE));
+  if (!*failed) try {
+      got->push_back({probe.MPI_SOURCE, std::vector<stf_int>(n)});
+      STF_MPI(MPI_Recv(got->back().idx.data(), n, MPI_INT, probe.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE));
+      return STF_SUCCESS;
+    } catch (...) {
+      *failed = exception_error();
+    }
+  MPI_Recv(nullptr, 0, MPI_INT, probe.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);  // fails: truncated
   return STF_SUCCESS;
 }
 
@@ -25,9 +33,17 @@ int receive_one(MPI_Comm comm, int tag, const MPI_Status &probe, std::vector<Rec
 // sparse data exchange" (2010): synchronous sends complete only once matched,
 // so when all of mine are done and everybody reached the barrier, no message
 // is left in flight.
+// A rank that runs out of memory takes part to the end (its requests may be
+// missing), then fails.
 int nbx(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
-  std::vector<MPI_Request> sends(wanted.count());
-  for (int k = 0; k < wanted.count(); k++)
+  int failed = STF_SUCCESS;
+  std::vector<MPI_Request> sends;
+  try {
+    sends.resize(wanted.count());
+  } catch (...) {
+    failed = exception_error();
+  }
+  for (int k = 0; k < static_cast<int>(sends.size()); k++)
     STF_MPI(MPI_Issend(wanted.idx.data() + wanted.offset[k], wanted.size(k), MPI_INT, wanted.ranks[k],
                        tag, comm, &sends[k]));
   MPI_Request barrier = MPI_REQUEST_NULL;
@@ -36,7 +52,7 @@ int nbx(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *g
     MPI_Status st;
     STF_MPI(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st));
     if (flag) {
-      STF_CHECK(receive_one(comm, tag, st, got));
+      STF_CHECK(receive_one(comm, tag, st, got, &failed));
       continue;
     }
     if (barrier == MPI_REQUEST_NULL) {
@@ -46,7 +62,7 @@ int nbx(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *g
     } else {
       int done = 0;
       STF_MPI(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
-      if (done) return STF_SUCCESS;
+      if (done) return failed;
     }
   }
 }
@@ -57,20 +73,23 @@ int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
+  int failed = STF_SUCCESS;
+  // Allocated before the collective (a rank that cannot fails alone and
+  // leaves the others in it: this discovery needs O(size) memory).
   std::vector<int> flags(size, 0);
+  std::vector<MPI_Request> sends(wanted.count());
   for (int r : wanted.ranks) flags[r] = 1;
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, flags.data(), size, MPI_INT, MPI_SUM, comm));
-  std::vector<MPI_Request> sends(wanted.count());
   for (int k = 0; k < wanted.count(); k++)
     STF_MPI(MPI_Isend(wanted.idx.data() + wanted.offset[k], wanted.size(k), MPI_INT, wanted.ranks[k],
                       tag, comm, &sends[k]));
   for (int i = 0; i < flags[rank]; i++) {
     MPI_Status st;
     STF_MPI(MPI_Probe(MPI_ANY_SOURCE, tag, comm, &st));
-    STF_CHECK(receive_one(comm, tag, st, got));
+    STF_CHECK(receive_one(comm, tag, st, got, &failed));
   }
   STF_MPI(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE));
-  return STF_SUCCESS;
+  return failed;
 }
 
 }  // namespace

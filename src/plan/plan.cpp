@@ -64,15 +64,18 @@ BadRoot find_bad_root(const Comm &comm, const Graph &g, const Plan &plan) {
 // memory), so that the ranks fail together instead of some waiting in the
 // transport's set-up or the first operation for a rank that gave up.
 int agree_on_plan(const Comm &comm, const Graph &g, bool validate, const BadRoot &bad, int earlier) {
-  // 2: a failure here, 1: a bad offset here.
-  int local = earlier ? 2 : bad.offset >= 0 ? 1 : 0, any = local;
-  if (validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm.comm));
+  // 1 + its code: a failure here (codes are positive), 1: a bad offset
+  // here; and the lowest rank with the worst.
+  struct {
+    int what, rank;
+  } local = {earlier ? 1 + earlier : bad.offset >= 0 ? 1 : 0, comm.rank}, any = local;
+  if (validate) STF_MPI(MPI_Allreduce(&local, &any, 1, MPI_2INT, MPI_MAXLOC, comm.comm));
   if (earlier) return earlier;
-  if (local)
+  if (local.what)
     return set_error(STF_ERR_OFFSET, "rank %d has a leaf on root %d of rank %d, which owns only %d roots",
                      bad.asker, bad.offset, comm.rank, g.nroots);
-  if (any == 2) return set_error(STF_ERR_MEMORY, "set-up: another rank ran out of memory");
-  if (any) return set_error(STF_ERR_OFFSET, "another rank's graph has a root offset past its owner's nroots");
+  if (any.what > 1) return set_error(any.what - 1, "set-up: rank %d failed (its message says why)", any.rank);
+  if (any.what) return set_error(STF_ERR_OFFSET, "another rank's graph has a root offset past its owner's nroots");
   return STF_SUCCESS;
 }
 
@@ -134,16 +137,16 @@ void classify(Plan *plan, bool optimise) {
 }  // namespace
 
 int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan) {
-  Messages wanted;
+  Messages wanted{{}, {}, {}};  // empty, allocating nothing (an empty offset is a valid empty list)
   int rc = STF_SUCCESS;
   try {
+    wanted = Messages();
     group_leaves(comm.rank, g, plan, &wanted);
   } catch (const std::bad_alloc &) {
     // Still take part in the discovery, asking for nothing: the others'
     // requests to this rank are matched and the failure agreed below.
     rc = set_error(STF_ERR_MEMORY, "set-up: out of memory sorting %d leaves by root rank", g.nleaves);
-    wanted = Messages();
-    *plan = Plan();
+    wanted = Messages{{}, {}, {}};
   }
   int found = STF_SUCCESS;
   try {

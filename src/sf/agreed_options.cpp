@@ -6,6 +6,7 @@
 // rank. Options that only change what a rank does by itself (index
 // analysis, device data paths) may differ.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -64,17 +65,33 @@ std::uint64_t fnv1a(const std::string &s) {
 
 }  // namespace
 
-int agree_on_options(stf_sf sf) {
-  const std::vector<Shared> mine = shared_options(sf->opts);
-  const std::size_t n = mine.size();
+int agree_on_options(stf_sf sf, int earlier) {
+  constexpr std::size_t n = 6;  // shared_options' entries
   // The smallest hash of each option and the smallest complement (the
-  // complement of the largest): equal everywhere only if both agree.
-  std::vector<std::uint64_t> v(2 * n);
-  for (std::size_t i = 0; i < n; i++) {
-    v[i] = fnv1a(mine[i].value);
-    v[n + i] = ~v[i];
-  }
+  // complement of the largest): equal everywhere only if both agree. Last,
+  // the complement of this rank's error code and its rank where it failed:
+  // a rank that failed before (out of memory) still takes part, and every
+  // rank fails.
+  std::array<std::uint64_t, 2 * n + 2> v{};
+  v.fill(~std::uint64_t{0});
+  std::vector<Shared> mine;
+  int rc = earlier;
+  if (!rc) try {
+      mine = shared_options(sf->opts);
+      for (std::size_t i = 0; i < n; i++) {
+        v[i] = fnv1a(mine.at(i).value);
+        v[n + i] = ~v[i];
+      }
+    } catch (...) {
+      rc = exception_error();
+      v.fill(~std::uint64_t{0});
+    }
+  v[2 * n] = ~static_cast<std::uint64_t>(rc);  // the largest code
+  if (rc) v[2 * n + 1] = static_cast<std::uint64_t>(sf->rank);  // the lowest rank that failed
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_MIN, sf->comm));
+  if (rc) return rc;
+  if (const int worst = static_cast<int>(~v[2 * n]))
+    return set_error(worst, "set-up: rank %d failed (its message says why)", static_cast<int>(v[2 * n + 1]));
   for (std::size_t i = 0; i < n; i++)
     if (v[i] != ~v[n + i])
       return set_error(STF_ERR_OPTION,

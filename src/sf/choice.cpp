@@ -159,40 +159,70 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int *b
 
 }  // namespace
 
+// A rank that fails (out of memory) takes part in the traffic's collectives
+// and the last allreduce all the same, so every rank fails; inside the
+// autotuned trial (-stf_autotune) it is not covered.
 int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   const model::Profile *profile = nullptr;
-  STF_CHECK(model_profile(sf, &profile));
+  int rc = STF_SUCCESS, rounds = 0;
+  try {
+    rc = model_profile(sf, &profile);
+    rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
+  } catch (...) {
+    rc = exception_error();
+  }
   Traffic traffic;
-  STF_CHECK(measure_traffic(*sf, plan, topology, &traffic));
-  const double split_bytes = std::atof(sf->opts.extra_value(split_bytes_option).c_str());
+  STF_CHECK(measure_traffic(*sf, plan, topology, &traffic, rc));
   std::vector<Prediction> cands;
-  for (const Prediction &p :
-       predict_all(*profile, traffic, sizeof(double), split_bytes, putsignal_rma_between_nodes(sf->opts)))
-    if (auto_candidate(p.type)) cands.push_back(p);
   std::ostringstream why;
-  why << "auto (predicted for 8-byte units, " << (profile->defaults ? "built-in profile" : profile->machine) << ":";
-  for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";
-  why << ")";
+  std::vector<std::string> names;  // of the candidates, or of those timed
+  std::string choice;              // why: for the view
+  try {
+    const double split_bytes = std::atof(sf->opts.extra_value(split_bytes_option).c_str());
+    for (const Prediction &p :
+         predict_all(*profile, traffic, sizeof(double), split_bytes, putsignal_rma_between_nodes(sf->opts)))
+      if (auto_candidate(p.type)) cands.push_back(p);
+    why << "auto (predicted for 8-byte units, " << (profile->defaults ? "built-in profile" : profile->machine) << ":";
+    for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";
+    why << ")";
+    for (const Prediction &p : cands) names.push_back(p.type);
+    if (rounds == 0) choice = why.str();
+  } catch (...) {
+    rc = exception_error();
+  }
   int pick = 0;
-  std::vector<std::string> timed;  // the candidates timed, when -stf_autotune
-  const int rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
   if (rounds > 0) {
+    STF_CHECK(agree(sf->comm, rc));
     // The three best predictions, and basic, the baseline, in any case.
     std::vector<Prediction> best(cands.begin(), cands.begin() + std::min<std::size_t>(3, cands.size()));
     const bool has_basic = std::any_of(best.begin(), best.end(), [](const Prediction &p) { return p.type == "basic"; });
     if (!has_basic) best.push_back({"basic", 0, ""});
     std::vector<double> medians;
     STF_CHECK(autotune(sf, best, rounds, &pick, &medians));
-    why << ", timed over " << rounds << " rounds (bcast + reduce, slowest rank, median):";
-    for (std::size_t c = 0; c < best.size(); c++) {
-      why << " " << best[c].type << " " << 1e6 * medians[c] << " us";
-      timed.push_back(best[c].type);
+    try {
+      why << ", timed over " << rounds << " rounds (bcast + reduce, slowest rank, median):";
+      names.clear();
+      for (std::size_t c = 0; c < best.size(); c++) {
+        why << " " << best[c].type << " " << 1e6 * medians[c] << " us";
+        names.push_back(best[c].type);
+      }
+      choice = why.str();
+    } catch (...) {
+      rc = exception_error();
     }
   }
-  // Every rank computed the same; rank 0's word settles it regardless.
-  STF_MPI(MPI_Bcast(&pick, 1, MPI_INT, 0, sf->comm));
-  sf->opts.type = rounds > 0 ? timed[pick] : cands[pick].type;
-  sf->choice = why.str();
+  // Every rank computed the same; rank 0's word settles it regardless. With
+  // it, the largest error code and the lowest rank that failed.
+  int settled[3] = {sf->rank == 0 ? pick : -1, rc, rc ? sf->size - sf->rank : 0};
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, settled, 3, MPI_INT, MPI_MAX, sf->comm));
+  if (rc) return rc;
+  if (settled[1])
+    return set_error(settled[1], "set-up: rank %d failed choosing the transport (-stf_type auto; its message says why)",
+                     sf->size - settled[2]);
+  // Nothing is allocated after the collective: a failure here would be this
+  // rank's alone, while the others go on to the transport's collectives.
+  sf->opts.type.swap(names[settled[0]]);
+  sf->choice.swap(choice);
   return STF_SUCCESS;
 }
 

@@ -18,19 +18,30 @@ void *device_stream() {
   return active_device(&dev) == STF_SUCCESS ? dev->library_stream() : nullptr;
 }
 
+// Each collective step (choosing, the transport, the strategy) makes a
+// rank's failure in it every rank's, and nothing between them can fail: a
+// rank returning alone would leave the others in the next step's
+// collectives.
 int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
-  STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
+  STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));  // made already: nothing collective
   if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
   std::unique_ptr<Transport> transport;
   const TransportContext ctx{*sf, *topology, *sf, *plan, sf->opts, {device_name, device_stream}};
-  STF_CHECK(create_transport(ctx, &transport));
-  sf->topology = topology;
-  sf->plan = std::move(plan);
-  sf->transport = std::move(transport);
-  engine_set_plan(&sf->engine, sf->plan.get(), topology, sf->transport.get());
-  if (is_node_aware(sf->opts.type)) STF_CHECK(make_strategy(sf, &sf->strategy));
-  return STF_SUCCESS;
+  int rc = STF_SUCCESS;
+  try {
+    rc = create_transport(ctx, &transport);  // a strategy's (basic) is made alone: its failure is local
+  } catch (...) {
+    rc = exception_error();
+  }
+  sf->topology = topology;  // the strategy's collectives need it in any case
+  if (!rc) {
+    sf->plan = std::move(plan);
+    sf->transport = std::move(transport);
+    engine_set_plan(&sf->engine, sf->plan.get(), topology, sf->transport.get());
+  }
+  if (is_node_aware(sf->opts.type)) return make_strategy(sf, &sf->strategy, rc);
+  return rc;
 }
 
 }  // namespace
@@ -54,15 +65,25 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
 int ensure_setup(stf_sf sf, bool agreed) {
   STF_CHECK(check_graph(sf));
   if (sf->plan) return STF_SUCCESS;
-  if (sf->opts.validate || agreed) STF_CHECK(agree_on_options(sf));
+  std::unique_ptr<Plan> plan;
+  Options opts;
+  int rc = STF_SUCCESS;
+  try {
+    plan = std::make_unique<Plan>();
+    opts = sf->opts;
+    opts.validate |= agreed;
+  } catch (...) {
+    rc = exception_error();
+  }
+  // With -stf_validate, a rank that failed so far still meets the others in
+  // this first collective, and every rank fails.
+  if (sf->opts.validate || agreed) rc = agree_on_options(sf, rc);
+  STF_CHECK(rc);
   // The topology first: making it is collective (on the communicator's
   // first SF), and the plan may fail on one rank alone (a bad root offset
   // with -stf_validate 0), which must not leave the others in a collective.
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
-  auto plan = std::make_unique<Plan>();
-  Options opts = sf->opts;
-  opts.validate |= agreed;
   STF_CHECK(build_plan(*sf, *sf, opts, plan.get()));
   return install_plan(sf, std::move(plan));
 }

@@ -76,16 +76,28 @@ extern "C" int stf_create(MPI_Comm comm, stf_sf *out) try {
   if (!out) return set_error(STF_ERR_NULL, "output pointer for the SF is NULL");
   *out = nullptr;
   if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "communicator is MPI_COMM_NULL");
-  Options opts;
-  STF_CHECK(default_options(all_option_specs(), &opts));
-  stf_sf sf = make_sf_object();
-  if (!sf) return set_error(STF_ERR_MEMORY, "cannot allocate an SF");
-  sf->opts = opts;
-  int rc = comm_acquire(comm, sf);
-  if (!rc) rc = deferred_sends_of(sf->comm, &sf->engine.deferred);
+  // The tags first: every rank takes the same block, also where what
+  // follows fails on one rank (out of memory), so later SFs still match.
+  Comm acquired;
+  STF_CHECK(comm_acquire(comm, &acquired));
+  stf_sf sf = nullptr;
+  int rc = STF_SUCCESS;
+  try {
+    Options opts;
+    rc = default_options(all_option_specs(), &opts);
+    if (!rc) sf = make_sf_object();
+    if (!rc && !sf) rc = set_error(STF_ERR_MEMORY, "cannot allocate an SF");
+    if (!rc) {
+      sf->opts = std::move(opts);
+      static_cast<Comm &>(*sf) = acquired;
+      rc = deferred_sends_of(sf->comm, &sf->engine.deferred);
+    }
+  } catch (...) {
+    rc = exception_error();
+  }
   if (rc) {
-    comm_release(sf);
-    unmake_sf_object(sf);
+    comm_release(&acquired);
+    if (sf) unmake_sf_object(sf);
     return rc;
   }
   sf->engine.graph = sf;

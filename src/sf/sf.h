@@ -63,8 +63,9 @@ void clear_setup(stf_sf sf);
 // STF_ERR_OPTION on every rank where the ranks differ in an option that
 // must be alike everywhere (the transport and its options, the discovery,
 // the emulated nodes, -stf_debug, -stf_log_view). Collective: one allreduce
-// (agreed_options.cpp).
-int agree_on_options(stf_sf sf);
+// (agreed_options.cpp). earlier: this rank's failure before it, made every
+// rank's (the largest code).
+int agree_on_options(stf_sf sf, int earlier = STF_SUCCESS);
 // -stf_log_view's timing summary on rank 0 (stats.cpp). Collective.
 void log_view(stf_sf sf);
 // Every option the library has, for the parser and the help (options.cpp).

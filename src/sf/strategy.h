@@ -35,7 +35,9 @@ class Strategy {
 };
 
 // The strategy -stf_type names for sf (set up: its plan and topology exist).
-// Collective: plans the steps and sets up their SFs.
-int make_strategy(stf_sf_s *sf, std::unique_ptr<Strategy> *out);
+// Collective: plans the steps and sets up their SFs. earlier: this rank's
+// failure before it (sf is then not set up); a rank that fails takes part
+// in every collective all the same, and every rank fails.
+int make_strategy(stf_sf_s *sf, std::unique_ptr<Strategy> *out, int earlier = 0);
 
 }  // namespace stf

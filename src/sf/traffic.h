@@ -26,7 +26,10 @@ struct Traffic {
   long long node_rank_node_pairs = 0;   // (rank, other node) pairs: its messages leaving it under 2step
 };
 
-// Collective over comm (an SF's, with its plan and node topology).
-int measure_traffic(const Comm &comm, const Plan &plan, const Topology &topology, Traffic *out);
+// Collective over comm (an SF's, with its plan and node topology). earlier:
+// this rank's failure before it; every rank fails where one did (the
+// largest code), after taking part in every collective.
+int measure_traffic(const Comm &comm, const Plan &plan, const Topology &topology, Traffic *out,
+                    int earlier = STF_SUCCESS);
 
 }  // namespace stf

@@ -26,6 +26,7 @@
 //   order on every rank.
 // -stf_type allgather / gather need equal root counts on every rank (else
 // the SF falls back); "collective" takes the best collective that applies.
+#include <algorithm>
 #include <climits>
 
 #include "core/error.h"
@@ -82,19 +83,24 @@ class CollectiveTransport : public Transport {
   explicit CollectiveTransport(const TransportContext &ctx)
       : comm_(ctx.comm.comm), me_(ctx.comm.rank), requested_(ctx.opts.type) {}
 
+  // The arrays init fills, before its collectives (prepare_agreed).
+  void prepare(const Comm &comm) {
+    counts_.assign(comm.size, 0);
+    displs_.assign(comm.size, 0);
+    start_.assign(comm.size + 1, 0);
+  }
+
   // Collective: recognise the pattern and pick the collective.
   int init(const Comm &comm, const Graph &g) {
-    counts_.assign(comm.size, 0);
     STF_MPI(MPI_Allgather(&g.nroots, 1, MPI_INT, counts_.data(), 1, MPI_INT, comm_));
-    std::vector<stf_int> start(comm.size + 1, 0);
     long long total = 0;
     for (int p = 0; p < comm.size; p++) {
       total += counts_[p];
       if (total > INT_MAX) return STF_SUCCESS;  // too big to be a pattern of stf_int slots: fall back
-      start[p + 1] = static_cast<stf_int>(total);
+      start_[p + 1] = static_cast<stf_int>(total);
     }
-    displs_.assign(start.begin(), start.end() - 1);
-    Verdict v = judge(comm, g, counts_, start);
+    std::copy(start_.begin(), start_.end() - 1, displs_.begin());
+    Verdict v = judge(comm, g, counts_, start_);
     int flags[3] = {v.allgather, v.gather, v.alltoall};
     STF_MPI(MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MIN, comm_));
     bool equal = true;
@@ -208,6 +214,7 @@ class CollectiveTransport : public Transport {
   int me_;
   std::string requested_;
   std::vector<int> counts_, displs_;  // root counts and their prefix sums, per rank
+  std::vector<stf_int> start_;        // the prefix sums and the total (init)
   Shape shape_ = Shape::none;
   bool uniform_ = false;  // the non-v collective (equal counts)
 };
@@ -215,7 +222,11 @@ class CollectiveTransport : public Transport {
 }  // namespace
 
 int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
-  auto c = std::make_unique<CollectiveTransport>(ctx);
+  std::unique_ptr<CollectiveTransport> c;
+  STF_CHECK(prepare_agreed(ctx, [&] {
+    c = std::make_unique<CollectiveTransport>(ctx);
+    c->prepare(ctx.comm);
+  }));
   STF_CHECK(c->init(ctx.comm, ctx.graph));
   *out = std::move(c);
   return STF_SUCCESS;

@@ -10,8 +10,8 @@ namespace {
 
 class WithFallback final : public Transport {
  public:
-  WithFallback(std::unique_ptr<Transport> primary, Abilities can, std::unique_ptr<Transport> basic)
-      : primary_(std::move(primary)), can_(can), basic_(std::move(basic)) {}
+  WithFallback(Abilities can, std::unique_ptr<Transport> basic) : can_(can), basic_(std::move(basic)) {}
+  void adopt(std::unique_ptr<Transport> primary) { primary_ = std::move(primary); }
 
   const char *name() const override { return primary_->name(); }
   std::string describe() const override { return primary_->describe(); }
@@ -92,9 +92,12 @@ class WithFallback final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abilities can,
-                                         std::unique_ptr<Transport> basic) {
-  return std::make_unique<WithFallback>(std::move(primary), can, std::move(basic));
+std::unique_ptr<Transport> make_fallback(Abilities can, std::unique_ptr<Transport> basic) {
+  return std::make_unique<WithFallback>(can, std::move(basic));
+}
+
+void adopt_primary(Transport *fallback, std::unique_ptr<Transport> primary) {
+  static_cast<WithFallback *>(fallback)->adopt(std::move(primary));
 }
 
 }  // namespace stf

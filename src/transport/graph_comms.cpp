@@ -33,11 +33,31 @@ long long candidate(const GraphComms &cache, const std::vector<int> &sources, co
 
 int acquire_graph_comm(MPI_Comm comm, const std::vector<int> &sources, const std::vector<int> &destinations,
                        MPI_Comm *out) {
+  // Everything is allocated before the allreduce (the cache, the entry a
+  // new communicator would get), and a rank where that fails (out of
+  // memory) still takes part in it: every rank fails, none is left in a
+  // collective.
   GraphComms *cache = nullptr;
-  STF_CHECK(cached_on(comm, &cache));
-  const long long mine = candidate(*cache, sources, destinations);
-  long long range[2] = {mine, -mine};  // min and -max of every rank's candidate
-  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_LONG_LONG, MPI_MIN, comm));
+  std::list<GraphComm> entry;
+  int rc = STF_SUCCESS;
+  try {
+    rc = cached_on(comm, &cache);
+    entry.push_back({-1, sources, destinations, MPI_COMM_NULL, 1});
+  } catch (...) {
+    rc = exception_error();
+  }
+  const long long mine = rc ? -1 : candidate(*cache, sources, destinations);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // min and -max of every rank's candidate; the lowest rank that failed
+  long long range[3] = {mine, -mine, rc ? rank : LLONG_MAX};
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, range, 3, MPI_LONG_LONG, MPI_MIN, comm));
+  if (rc) return rc;
+  if (range[2] != LLONG_MAX)
+    return set_error(STF_ERR_MEMORY,
+                     "neighbor transport: rank %lld failed before making the graph communicator (its message says "
+                     "why)",
+                     range[2]);
   if (mine >= 0 && range[0] == -range[1]) {
     for (GraphComm &g : cache->list)
       if (g.id == mine) {
@@ -51,7 +71,9 @@ int acquire_graph_comm(MPI_Comm comm, const std::vector<int> &sources, const std
                                          static_cast<int>(destinations.size()), destinations.data(), MPI_UNWEIGHTED,
                                          MPI_INFO_NULL, 0, &graph));
   MPI_Comm_set_errhandler(graph, MPI_ERRORS_RETURN);
-  cache->list.push_back({cache->created++, sources, destinations, graph, 1});
+  entry.front().id = cache->created++;
+  entry.front().graph = graph;
+  cache->list.splice(cache->list.end(), entry);
   *out = graph;
   return STF_SUCCESS;
 }

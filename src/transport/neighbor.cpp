@@ -96,12 +96,16 @@ class NeighborTransport : public Transport {
     for (MPI_Comm *c : {&to_leaf_, &to_root_})
       if (*c != MPI_COMM_NULL) release_graph_comm(comm_, *c);
   }
+  // The neighbours of the symmetric graphs, before the collectives (prepare_agreed).
+  void prepare() {
+    if (symmetric_graphs)
+      std::set_union(plan_.leaf.ranks.begin(), plan_.leaf.ranks.end(), plan_.root.ranks.begin(),
+                     plan_.root.ranks.end(), std::back_inserter(neighbours_));
+  }
   // Collective: both graph communicators (messages to leaves come from root
   // ranks, and the other way round).
   int init() {
     if (symmetric_graphs) {
-      std::set_union(plan_.leaf.ranks.begin(), plan_.leaf.ranks.end(), plan_.root.ranks.begin(),
-                     plan_.root.ranks.end(), std::back_inserter(neighbours_));
       STF_CHECK(acquire_graph_comm(comm_, neighbours_, neighbours_, &to_leaf_));
       return acquire_graph_comm(comm_, neighbours_, neighbours_, &to_root_);
     }
@@ -179,7 +183,11 @@ class NeighborTransport : public Transport {
 }  // namespace
 
 int make_neighbor_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
-  auto t = std::make_unique<NeighborTransport>(ctx);
+  std::unique_ptr<NeighborTransport> t;
+  STF_CHECK(prepare_agreed(ctx, [&] {
+    t = std::make_unique<NeighborTransport>(ctx);
+    t->prepare();
+  }));
   STF_CHECK(t->init());
   *out = std::move(t);
   return STF_SUCCESS;

@@ -78,10 +78,12 @@ NvshmemMake load_plugin(std::string *why) {
 
 int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
   std::string why, theirs;
-  NvshmemMake make = load_plugin(&why);
+  NvshmemMake make = ctx.earlier ? nullptr : load_plugin(&why);
+  if (ctx.earlier) why = "failed before the transport's set-up (its message says why)";
   if (!make && why.empty()) why = "cannot load the NVSHMEM plug-in";
   if (const int rank = lowest_failure(ctx.comm.comm, make ? "" : why, &theirs); rank >= 0)
-    return set_error(STF_ERR_UNSUPPORTED, "-stf_type nvshmem: rank %d: %s", rank, theirs.c_str());
+    return ctx.earlier ? ctx.earlier
+                       : set_error(STF_ERR_UNSUPPORTED, "-stf_type nvshmem: rank %d: %s", rank, theirs.c_str());
   NvshmemPluginArgs args;
   args.set_error = set_error;
   args.slots = std::atoi(ctx.opts.extra_value(nvshmem_slots_option).c_str());

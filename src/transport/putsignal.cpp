@@ -257,6 +257,7 @@ class PutSignalTransport final : public Transport {
       }
   }
 
+  void prepare();
   int init();
 
   const char *name() const override { return "putsignal"; }
@@ -369,6 +370,14 @@ class PutSignalTransport final : public Transport {
   const bool rma_between_nodes_;  // -stf_putsignal_net rma
   const long spins_;  // polls before yielding (Backoff)
   std::vector<Peer> send_peers_[kDirections], recv_peers_[kDirections];
+  // Set-up: where my rings and credits lie in my memory (-1: not there), where
+  // my peers' lie in theirs, and the exchanges' requests.
+  struct SetUpArrays {
+    std::vector<MPI_Aint> heap_rings[kDirections], peers_heap_rings[kDirections];
+    std::vector<MPI_Aint> rma_rings[kDirections], credits[kDirections];
+    std::vector<MPI_Aint> peers_rma_rings[kDirections], peers_credits[kDirections];
+    std::vector<MPI_Request> requests;
+  } at_;
   std::uint64_t next_seq_[kDirections] = {0, 0};
   MPI_Win heap_win_ = MPI_WIN_NULL, rma_win_ = MPI_WIN_NULL;
   std::size_t heap_bytes_ = 0, rma_bytes_ = 0;
@@ -395,7 +404,9 @@ class PutSignalTransport final : public Transport {
   std::deque<Signal> signals_;
 };
 
-int PutSignalTransport::init() {
+// Local: the peers, where their rings and credits lie, and the arrays the
+// set-up's exchanges fill, all before init's collectives (prepare_agreed).
+void PutSignalTransport::prepare() {
   for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root}) {
     for (auto [m, peers] : {std::pair{&senders(plan_, d), &senders_of(d)}, {&receivers(plan_, d), &receivers_of(d)}})
       for (int k = 0; k < m->count(); k++) {
@@ -410,9 +421,39 @@ int PutSignalTransport::init() {
         peers->push_back(p);
       }
   }
-  for (int d = 0; d < kDirections; d++) strays_[d].assign(recv_peers_[d].size(), 0);
+  std::size_t most = 0;  // requests of the largest exchange
+  for (int d = 0; d < kDirections; d++) {
+    strays_[d].assign(recv_peers_[d].size(), 0);
+    most = std::max(most, recv_peers_[d].size() + send_peers_[d].size());
+    for (const Peer &p : recv_peers_[d]) {
+      at_.heap_rings[d].push_back(p.via == Via::heap ? static_cast<MPI_Aint>(heap_bytes_) : -1);
+      if (p.via == Via::heap) heap_bytes_ += SlotRing::bytes(slots_, p.capacity);
+    }
+    at_.peers_heap_rings[d].assign(send_peers_[d].size(), -1);
+  }
+  if (rma_between_nodes_) {
+    for (int d = 0; d < kDirections; d++)
+      for (const Peer &p : recv_peers_[d]) {
+        at_.rma_rings[d].push_back(p.via == Via::rma ? static_cast<MPI_Aint>(rma_bytes_) : -1);
+        if (p.via == Via::rma) rma_bytes_ += SlotRing::bytes(slots_, p.capacity);
+      }
+    for (int d = 0; d < kDirections; d++) {
+      for (const Peer &p : send_peers_[d]) {
+        at_.credits[d].push_back(p.via == Via::rma ? static_cast<MPI_Aint>(rma_bytes_) : -1);
+        if (p.via == Via::rma) rma_bytes_ += slots_ * kLine;
+      }
+      at_.peers_rma_rings[d].assign(send_peers_[d].size(), -1);
+      at_.peers_credits[d].assign(recv_peers_[d].size(), -1);
+    }
+  }
+  at_.requests.reserve(most);
+}
+
+int PutSignalTransport::init() {
   STF_CHECK(lay_out_heap());
-  return lay_out_rma();
+  STF_CHECK(lay_out_rma());
+  at_ = SetUpArrays();  // no longer needed
+  return STF_SUCCESS;
 }
 
 // Window memory need not be aligned beyond 8 bytes (Open MPI's shared
@@ -430,12 +471,7 @@ void shift_to_line(const char *base, std::vector<MPI_Aint> *offsets) {
 // sends to me; senders learn where theirs is, and map the segment.
 int PutSignalTransport::lay_out_heap() {
   if (topo_.local_size == 1) return STF_SUCCESS;  // no node peers anywhere on my node
-  std::vector<MPI_Aint> mine[kDirections];
-  for (int d = 0; d < kDirections; d++)
-    for (const Peer &p : recv_peers_[d]) {
-      mine[d].push_back(p.via == Via::heap ? static_cast<MPI_Aint>(heap_bytes_) : -1);
-      if (p.via == Via::heap) heap_bytes_ += SlotRing::bytes(slots_, p.capacity);
-    }
+  std::vector<MPI_Aint> *mine = at_.heap_rings, *theirs = at_.peers_heap_rings;
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
@@ -447,13 +483,12 @@ int PutSignalTransport::lay_out_heap() {
   STF_MPI(MPI_Win_set_errhandler(heap_win_, MPI_ERRORS_RETURN));
   STF_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, heap_win_));
   std::memset(base, 0, heap_bytes_ + kLine);
-  for (auto &offsets : mine) shift_to_line(base, &offsets);
+  for (int d = 0; d < kDirections; d++) shift_to_line(base, &mine[d]);
   STF_MPI(MPI_Win_sync(heap_win_));
   for (int d = 0; d < kDirections; d++)
     for (std::size_t k = 0; k < recv_peers_[d].size(); k++)
       if (recv_peers_[d][k].via == Via::heap)
         recv_peers_[d][k].ring = SlotRing::at(base + mine[d][k], slots_, recv_peers_[d][k].capacity);
-  std::vector<MPI_Aint> theirs[kDirections];
   for (int d = 0; d < kDirections; d++)
     STF_CHECK(exchange(comm_.transport_tag(tag_heap_ring[d]), Via::heap, recv_peers_[d], mine[d], send_peers_[d],
                        &theirs[d]));
@@ -472,8 +507,9 @@ int PutSignalTransport::lay_out_heap() {
 
 int PutSignalTransport::exchange(int tag, Via via, const std::vector<Peer> &to, const std::vector<MPI_Aint> &values,
                                  const std::vector<Peer> &from, std::vector<MPI_Aint> *got) {
-  got->assign(from.size(), -1);
-  std::vector<MPI_Request> reqs;
+  got->assign(from.size(), -1);  // sized by prepare: no allocation between collectives
+  std::vector<MPI_Request> &reqs = at_.requests;  // reserved by prepare
+  reqs.clear();
   for (std::size_t k = 0; k < from.size(); k++)
     if (from[k].via == via) {
       reqs.emplace_back();
@@ -492,17 +528,7 @@ int PutSignalTransport::exchange(int tag, Via via, const std::vector<Peer> &to, 
 // off-node peer I send to, S credit words it writes.
 int PutSignalTransport::lay_out_rma() {
   if (topo_.nnodes == 1 || !rma_between_nodes_) return STF_SUCCESS;  // no off-node rings anywhere
-  std::vector<MPI_Aint> rings[kDirections], credits[kDirections];
-  for (int d = 0; d < kDirections; d++)
-    for (const Peer &p : recv_peers_[d]) {
-      rings[d].push_back(p.via == Via::rma ? static_cast<MPI_Aint>(rma_bytes_) : -1);
-      if (p.via == Via::rma) rma_bytes_ += SlotRing::bytes(slots_, p.capacity);
-    }
-  for (int d = 0; d < kDirections; d++)
-    for (const Peer &p : send_peers_[d]) {
-      credits[d].push_back(p.via == Via::rma ? static_cast<MPI_Aint>(rma_bytes_) : -1);
-      if (p.via == Via::rma) rma_bytes_ += slots_ * kLine;
-    }
+  std::vector<MPI_Aint> *rings = at_.rma_rings, *credits = at_.credits;
   char *base = nullptr;
   STF_MPI(MPI_Win_allocate(static_cast<MPI_Aint>(rma_bytes_ + kLine), 1, MPI_INFO_NULL, comm_.comm, &base, &rma_win_));
   STF_MPI(MPI_Win_set_errhandler(rma_win_, MPI_ERRORS_RETURN));
@@ -520,7 +546,7 @@ int PutSignalTransport::lay_out_rma() {
     for (std::size_t k = 0; k < send_peers_[d].size(); k++)
       if (send_peers_[d][k].via == Via::rma)
         send_peers_[d][k].credit_words = reinterpret_cast<std::uint64_t *>(base + credits[d][k]);
-    std::vector<MPI_Aint> ring_at, credit_at;
+    std::vector<MPI_Aint> &ring_at = at_.peers_rma_rings[d], &credit_at = at_.peers_credits[d];
     STF_CHECK(exchange(comm_.transport_tag(tag_rma_ring[d]), Via::rma, recv_peers_[d], rings[d], send_peers_[d],
                        &ring_at));
     STF_CHECK(exchange(comm_.transport_tag(tag_rma_credit[d]), Via::rma, send_peers_[d], credits[d],
@@ -1038,7 +1064,11 @@ int PutSignalTransport::wait_send(Channel &c) {
 }  // namespace
 
 int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
-  auto t = std::make_unique<PutSignalTransport>(ctx);
+  std::unique_ptr<PutSignalTransport> t;
+  STF_CHECK(prepare_agreed(ctx, [&] {
+    t = std::make_unique<PutSignalTransport>(ctx);
+    t->prepare();
+  }));
   STF_CHECK(t->init());
   *out = std::move(t);
   return STF_SUCCESS;

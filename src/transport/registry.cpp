@@ -116,18 +116,39 @@ const OptionSpec &transport_option() {
   return spec;
 }
 
+int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare) {
+  int rc = ctx.earlier;
+  if (!rc) try {
+      prepare();
+    } catch (...) {
+      rc = exception_error();
+    }
+  return ctx.opts.validate ? agree(ctx.comm.comm, rc) : rc;
+}
+
 int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
   const TransportKind *kind = find_kind(ctx.opts.type);
   if (!kind) return set_error(STF_ERR_OPTION, "transport '%s' is not available", ctx.opts.type.c_str());
+  // The fallback first: nothing may fail once the transport is made (its
+  // destructor may be collective). A rank where it fails still takes part
+  // in the transport's first agreement (ctx.earlier).
+  std::unique_ptr<Transport> wrapper;
+  TransportContext with = ctx;
+  if (!(kind->can.messages && kind->can.legs_from_end && kind->can.fetch)) try {
+      std::unique_ptr<Transport> basic;
+      with.earlier = make_basic_transport(ctx, &basic);
+      if (!with.earlier) wrapper = make_fallback(kind->can, std::move(basic));
+    } catch (...) {
+      with.earlier = exception_error();
+    }
   std::unique_ptr<Transport> t;
-  STF_CHECK(kind->create(ctx, &t));
-  if (kind->can.messages && kind->can.legs_from_end && kind->can.fetch) {
+  STF_CHECK(kind->create(with, &t));
+  if (!wrapper) {
     *out = std::move(t);
     return STF_SUCCESS;
   }
-  std::unique_ptr<Transport> basic;
-  STF_CHECK(make_basic_transport(ctx, &basic));
-  *out = with_fallback(std::move(t), kind->can, std::move(basic));
+  adopt_primary(wrapper.get(), std::move(t));
+  *out = std::move(wrapper);
   return STF_SUCCESS;
 }
 

@@ -52,9 +52,12 @@ int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Trans
 int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 // nvshmem.cpp: loads the NVSHMEM plug-in (STF_ERR_UNSUPPORTED in builds without it).
 int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
-// fallback.cpp: primary for what can says, basic for the rest.
-std::unique_ptr<Transport> with_fallback(std::unique_ptr<Transport> primary, Abilities can,
-                                         std::unique_ptr<Transport> basic);
+// fallback.cpp: a wrapper that sends what `can` says to the transport it is
+// given later (adopt_primary, which allocates nothing), the rest to basic.
+// Made first, because a transport with a collective set-up must not be
+// destroyed on one rank alone when an allocation after it fails.
+std::unique_ptr<Transport> make_fallback(Abilities can, std::unique_ptr<Transport> basic);
+void adopt_primary(Transport *fallback, std::unique_ptr<Transport> primary);
 // window.cpp: -stf_window_sync.
 extern const OptionSpec window_sync_option;
 // putsignal.cpp: regions per peer, bytes per unit a region holds, timeout,

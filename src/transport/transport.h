@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -73,7 +74,18 @@ struct TransportContext {
   const Plan &plan;
   const Options &opts;
   DeviceView device;
+  // This rank's failure before the transport's set-up (out of memory): its
+  // first agreement (prepare_agreed) makes it every rank's.
+  int earlier = STF_SUCCESS;
 };
+
+// Transports whose set-up is collective make their local part first (the
+// object, the arrays their collectives fill): prepare() runs it, and a rank
+// where it fails (out of memory) still meets the others in one agreement
+// (with -stf_validate; core/comm.h's agree) before the transport's first
+// collective, so that every rank fails instead of the others waiting in it.
+// ctx.earlier counts as such a failure.
+int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare);
 
 class Transport {
  public:

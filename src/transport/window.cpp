@@ -407,7 +407,8 @@ class WindowTransport : public Transport {
 }  // namespace
 
 int make_window_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
-  auto t = std::make_unique<WindowTransport>(ctx);
+  std::unique_ptr<WindowTransport> t;
+  STF_CHECK(prepare_agreed(ctx, [&] { t = std::make_unique<WindowTransport>(ctx); }));
   STF_CHECK(t->init());
   *out = std::move(t);
   return STF_SUCCESS;

@@ -98,7 +98,7 @@ void out_of_memory(Checker &ck) {
     rc = stf_setup(big);
   }
   if (ck.code(rc, STF_ERR_MEMORY, "stf_setup, rank 0 under a 16 MiB address-space margin")) {
-    const char *says = me == 0 ? "out of memory" : "another rank ran out of memory";
+    const char *says = me == 0 ? "out of memory" : "rank 0 failed";
     ck.check(std::strstr(stf_last_error_message(), says) != nullptr, "the message does not say \"%s\": %s", says,
              stf_last_error_message());
   }

@@ -1,0 +1,194 @@
+// Set-up when one rank runs out of memory, at any of its allocations. This
+// program replaces operator new (the library's C++ allocations come here)
+// and makes the N-th allocation of one rank's stf_setup fail, for N = 0, 1,
+// ... until set-up makes fewer than N, with each rank in turn as the one
+// short of memory; once (a transient shortage) and from the N-th on (memory
+// stays short until stf_setup returns). With -stf_validate (the default)
+// every rank must come back, all with the same outcome: STF_ERR_MEMORY
+// everywhere (the rank short of memory says so, the others name it), or
+// success everywhere. None may hang (the watchdog ends a hang), crash or
+// leave the SF half set up: with memory again the SF sets up and its bcast
+// gives the oracle's values.
+//
+// Covered: every transport and strategy, -stf_type auto's choice, with
+// NBX discovery. Not covered (a failure there can still leave the others
+// waiting; the header says so): the allreduce discovery, -stf_autotune's
+// trial, and the first SF of a communicator (its duplicate).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STF_OWN_NEW 0  // the sanitizer's runtime replaces operator new itself
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STF_OWN_NEW 0
+#endif
+#endif
+#ifndef STF_OWN_NEW
+#define STF_OWN_NEW 1
+#endif
+
+namespace {
+
+// The shortage: allocations left before the first failing one (-1: none
+// fails), and whether the ones after it fail too.
+long allocations_left = -1;
+bool stays_short = false;
+bool failed_one = false;
+
+}  // namespace
+
+#if STF_OWN_NEW
+void *operator new(std::size_t n) {
+  if (allocations_left == 0) {
+    failed_one = true;
+    if (!stays_short) allocations_left = -1;
+    throw std::bad_alloc();
+  }
+  if (allocations_left > 0) allocations_left--;
+  if (void *p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void *operator new[](std::size_t n) { return operator new(n); }
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete[](void *p) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+#endif
+
+using namespace stft;
+
+namespace {
+
+int me = 0, nranks = 1;
+
+// Leaf i of every rank reads a root chosen by a generator all ranks share
+// (self edges included, leaves in a permuted order).
+struct Case {
+  stf_int nroots = 10, nleaves = 12;
+  std::vector<stf_int> ilocal;
+  std::vector<stf_node> remote;
+};
+
+Case make_case(std::uint64_t seed) {
+  Case c;
+  std::uint64_t x = seed * 6364136223846793005ull + static_cast<std::uint64_t>(me) + 1;
+  auto next = [&x](std::uint64_t m) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<stf_int>((x >> 33) % m);
+  };
+  for (stf_int i = 0; i < c.nleaves; i++) {
+    c.ilocal.push_back(c.nleaves - 1 - i);
+    c.remote.push_back({next(nranks), next(c.nroots)});
+  }
+  return c;
+}
+
+stf_sf make_sf(Checker &ck, const Case &c, const char *options) {
+  stf_sf sf = nullptr;
+  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
+  ck.code(stf_set_graph(sf, c.nroots, c.nleaves, c.ilocal.data(), STF_COPY_VALUES, c.remote.data(), STF_COPY_VALUES),
+          STF_SUCCESS, "stf_set_graph");
+  return sf;
+}
+
+void check_bcast(Checker &ck, stf_sf sf, const Case &c) {
+  std::vector<double> roots(c.nroots), leaves(c.nleaves, -1);
+  for (stf_int r = 0; r < c.nroots; r++) roots[r] = 1000.0 * me + r;
+  if (!ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "stf_bcast")) return;
+  int wrong = 0;
+  for (stf_int i = 0; i < c.nleaves; i++)
+    wrong += leaves[c.ilocal[i]] != 1000.0 * c.remote[i].rank + c.remote[i].index;
+  ck.check(wrong == 0, "%d leaves wrong after the bcast", wrong);
+}
+
+// One rank short of memory from its n-th allocation in stf_setup. Returns
+// whether any allocation failed (false: set-up makes fewer than n).
+bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int victim, long n, bool persistent) {
+  stf_sf sf = make_sf(ck, c, options);
+  if (!sf) return false;
+  MPI_Barrier(MPI_COMM_WORLD);
+  failed_one = false;
+  if (me == victim) {
+    stays_short = persistent;
+    allocations_left = n;
+  }
+  const int rc = stf_setup(sf);
+  allocations_left = -1;
+  const std::string message = stf_last_error_message();
+  int mine[2] = {failed_one ? 1 : 0, rc}, most[2] = {0, 0}, least[2] = {0, 0};
+  MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  const bool fired = most[0] != 0;
+  ck.check(least[1] == most[1], "ranks came back with different codes (%d to %d)", least[1], most[1]);
+  if (rc != STF_SUCCESS) {
+    ck.check(rc == STF_ERR_MEMORY, "stf_setup: %s (%s), not STF_ERR_MEMORY", stf_error_name(rc), message.c_str());
+    ck.check(!message.empty(), "stf_setup failed without a message");
+    // The others name the rank that failed, or, where a node's ranks
+    // learnt it first (emulated nodes of 2), one of its node, whose message
+    // names it.
+    if (me != victim) {
+      const std::size_t at = message.find("rank ");
+      const int named = at == std::string::npos ? -1 : std::atoi(message.c_str() + at + 5);
+      const bool nodes = std::strstr(options, "-stf_ranks_per_node 2") != nullptr;
+      ck.check(named == victim || (nodes && named / 2 == victim / 2), "the message does not name rank %d: %s", victim,
+               message.c_str());
+    }
+  }
+  if (!fired) ck.code(rc, STF_SUCCESS, "stf_setup, no allocation failed");
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup with memory again");
+  check_bcast(ck, sf, c);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  return fired;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  Checker ck("test_setup_oom", argc, argv, 17);
+#if STF_OWN_NEW
+  const Case c = make_case(ck.seed());
+  // Emulated nodes of 2 ranks: putsignal's window between nodes, the
+  // strategies' steps in and between nodes.
+  const char *const types[] = {"-stf_type basic",
+                               "-stf_type neighbor",
+                               "-stf_type window",
+                               "-stf_type collective",
+                               "-stf_type putsignal -stf_ranks_per_node 2",
+                               "-stf_type auto -stf_ranks_per_node 2",
+                               "-stf_type 2step -stf_ranks_per_node 2",
+                               "-stf_type 3step -stf_ranks_per_node 2",
+                               "-stf_type split -stf_ranks_per_node 2 -stf_split_bytes 16"};
+  for (const char *options : types)
+    for (int victim = 0; victim < nranks; victim++) {
+      // Every rank with basic, the first and the last with the others.
+      if (victim > 0 && victim < nranks - 1 && std::strcmp(options, types[0]) != 0) continue;
+      for (bool persistent : {false, true}) {
+        long n = 0;
+        for (;; n++) {
+          ck.context(std::string(options) + ": rank " + std::to_string(victim) + " short of memory from allocation " +
+                     std::to_string(n) + " of stf_setup" + (persistent ? " on" : " only"));
+          if (!setup_short_of_memory(ck, c, options, victim, n, persistent)) break;
+        }
+        // Set-up allocates something on every rank: the sweep tried that.
+        ck.check(n > 0, "stf_setup allocated nothing on rank %d", victim);
+      }
+    }
+#else
+  if (me == 0) std::printf("test_setup_oom: skipped under a sanitizer, whose runtime replaces operator new\n");
+#endif
+  const int rc = ck.finish();
+  MPI_Finalize();
+  return rc;
+}
