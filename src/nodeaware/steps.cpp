@@ -25,8 +25,10 @@ bool operator==(const Key &a, const Key &b) { return a.rank == b.rank && a.offse
 using Lists = std::vector<std::vector<stf_int>>;  // one list per local rank
 
 // core/comm.h's agree over my node's ranks; the others' message names the
-// failed rank by its rank in the SF.
-int agree_in_node(const Topology &t, int rc) {
+// failed rank by its rank in the SF. Only with -stf_validate (alike on
+// every rank): without it a failure stays the rank's own, as elsewhere.
+int agree_in_node(const Topology &t, bool validate, int rc) {
+  if (!validate) return rc;
   struct {
     int code, rank;
   } mine = {rc, t.local_rank}, worst;
@@ -40,9 +42,9 @@ int agree_in_node(const Topology &t, int rc) {
 // The node agrees (agree_in_node) before each collective whose buffers a rank
 // had to allocate, so that a rank short of memory never leaves the others
 // in one: where one failed (earlier, or here), every rank of the node
-// returns the failure at that agreement. After the last collective a
-// failure is the rank's own.
-int gather_lists(const Topology &t, const std::vector<stf_int> &mine, Lists *all, int earlier) {
+// returns the failure at that agreement (with -stf_validate, agree_in_node).
+// After the last collective a failure is the rank's own.
+int gather_lists(const Topology &t, bool validate, const std::vector<stf_int> &mine, Lists *all, int earlier) {
   const MPI_Comm comm = t.node_comm;
   const int size = t.local_size, rank = t.local_rank;
   int rc = earlier;
@@ -54,7 +56,7 @@ int gather_lists(const Topology &t, const std::vector<stf_int> &mine, Lists *all
     } catch (...) {
       rc = exception_error();
     }
-  STF_CHECK(agree_in_node(t, rc));
+  STF_CHECK(agree_in_node(t, validate, rc));
   const int n = static_cast<int>(mine.size());
   STF_MPI(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
   if (rank == 0) try {
@@ -63,7 +65,7 @@ int gather_lists(const Topology &t, const std::vector<stf_int> &mine, Lists *all
     } catch (...) {
       rc = exception_error();
     }
-  STF_CHECK(agree_in_node(t, rc));
+  STF_CHECK(agree_in_node(t, validate, rc));
   STF_MPI(MPI_Gatherv(mine.data(), n, MPI_INT, flat.data(), counts.data(), displs.data(), MPI_INT, 0, comm));
   try {
     all->assign(rank == 0 ? size : 0, {});
@@ -75,7 +77,7 @@ int gather_lists(const Topology &t, const std::vector<stf_int> &mine, Lists *all
   return STF_SUCCESS;
 }
 
-int scatter_lists(const Topology &t, const Lists &all, std::vector<stf_int> *mine, int earlier) {
+int scatter_lists(const Topology &t, bool validate, const Lists &all, std::vector<stf_int> *mine, int earlier) {
   const MPI_Comm comm = t.node_comm;
   const int rank = t.local_rank;
   int rc = earlier;
@@ -90,7 +92,7 @@ int scatter_lists(const Topology &t, const Lists &all, std::vector<stf_int> *min
     } catch (...) {
       rc = exception_error();
     }
-  STF_CHECK(agree_in_node(t, rc));
+  STF_CHECK(agree_in_node(t, validate, rc));
   int n = 0;
   STF_MPI(MPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, 0, comm));
   try {
@@ -98,7 +100,7 @@ int scatter_lists(const Topology &t, const Lists &all, std::vector<stf_int> *min
   } catch (...) {
     rc = exception_error();
   }
-  STF_CHECK(agree_in_node(t, rc));
+  STF_CHECK(agree_in_node(t, validate, rc));
   STF_MPI(MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_INT, mine->data(), n, MPI_INT, 0, comm));
   return STF_SUCCESS;
 }
@@ -260,10 +262,12 @@ std::vector<Wanted> parse_group(const std::vector<stf_int> &group) {
 
 // 3step and split: ask each source node's leader for my chunks, let the
 // leaders give them to their ranks (the gather step), and learn who sends
-// each chunk from where (the cross step's roots). Every rank agrees after
-// the discovery and before the leaders answer, so that no leader that
-// failed leaves askers waiting for its answer; a failure after that is the
-// rank's own (or its node's), once it has taken part in everything.
+// each chunk from where (the cross step's roots). A rank that failed
+// (earlier, too) asks for nothing; every rank agrees (with -stf_validate)
+// after the discovery and the leaders' work, before any leader answers, so
+// that none that failed leaves askers waiting for its answer; a failure
+// after that is the rank's own (or its node's), once it has taken part in
+// everything.
 int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out, int earlier) {
   const Topology &t = *sf->topology;
   int rc = earlier;
@@ -291,19 +295,18 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out,
       requests = Messages{{}, {}, {}};  // asks for nothing, and expects no answer
       chunks_to.clear();
     }
-  int found = STF_SUCCESS;
   try {
-    found = discover(*sf, sf->opts.twosided, requests, &asked, Tag::node_request);
+    const int found = discover(*sf, sf->opts.twosided, requests, &asked, Tag::node_request);
+    if (!rc) rc = found;
   } catch (...) {
-    found = exception_error();  // after it has taken part
+    if (!rc) rc = exception_error();  // after it has taken part
   }
-  STF_CHECK(agree(sf->comm, rc ? rc : found));
 
   // The source node's leader: give the chunks asked of this node to its ranks.
   Lists sends;
   std::vector<std::vector<stf_int>> replies;
   std::vector<MPI_Request> reply_reqs;
-  if (t.local_rank == 0) try {
+  if (!rc && t.local_rank == 0) try {
       sends.resize(t.local_size);
       replies.resize(asked.count());
       struct Item {
@@ -338,12 +341,13 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out,
     } catch (...) {
       rc = exception_error();
     }
-  STF_CHECK(agree(sf->comm, rc));
+  if (sf->opts.validate) rc = agree(sf->comm, rc);
+  STF_CHECK(rc);
   for (int k = 0; k < static_cast<int>(reply_reqs.size()); k++)
     STF_MPI(MPI_Isend(replies[k].data(), static_cast<int>(replies[k].size()), MPI_INT, asked.ranks[k],
                       sf->tag(Tag::node_reply), sf->comm, &reply_reqs[k]));
   std::vector<stf_int> send_keys;
-  const int node_rc = scatter_lists(t, sends, &send_keys, STF_SUCCESS);
+  const int node_rc = scatter_lists(t, sf->opts.validate, sends, &send_keys, STF_SUCCESS);
 
   // My chunks' senders and their offsets in the senders' buffers. Every
   // answer is received, into no buffer where there is no memory for it (a
@@ -389,9 +393,9 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out,
 
 // Every rank takes part in every collective whatever failed where (out of
 // memory, or earlier): each node agrees before its node collectives
-// (gather_lists, scatter_lists), every rank before the steps between nodes;
-// a failure after the last collective is the rank's own, for the caller to
-// agree on.
+// (gather_lists, scatter_lists), every rank before the leaders answer
+// (connect_nodes); another failure is the rank's own (or its node's), for
+// the caller to agree on. The agreements are made with -stf_validate.
 int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out, int earlier) {
   const Topology &t = *sf->topology;
   *out = StepGraphs();
@@ -421,19 +425,34 @@ int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGrap
       rc = exception_error();
     }
 
+  // The leader answers each rank with one list: the length of its answer,
+  // the answer, then its group.
+  const bool validate = sf->opts.validate;
   Lists asked, answers, groups;
-  rc = gather_lists(t, flat, &asked, rc);
+  rc = gather_lists(t, validate, flat, &asked, rc);
   if (!rc && t.local_rank == 0) try {
       lead_receiving_node(t, kind, chunk_units, asked, &answers, &groups);
+      for (int p = 0; p < t.local_size; p++) {
+        answers[p].insert(answers[p].begin(), static_cast<stf_int>(answers[p].size()));
+        answers[p].insert(answers[p].end(), groups[p].begin(), groups[p].end());
+      }
     } catch (...) {
       rc = exception_error();
     }
   std::vector<stf_int> answer, group;
-  rc = scatter_lists(t, answers, &answer, rc);
-  rc = scatter_lists(t, groups, &group, rc);
-  STF_CHECK(agree(sf->comm, rc));
+  rc = scatter_lists(t, validate, answers, &answer, rc);
+  if (!rc) try {
+      const stf_int n = answer.at(0);
+      group.assign(answer.begin() + 1 + n, answer.end());
+      answer.erase(answer.begin() + 1 + n, answer.end());
+      answer.erase(answer.begin());
+    } catch (...) {
+      rc = exception_error();
+    }
 
-  if (kind != NodeAwareKind::two_step) STF_CHECK(connect_nodes(sf, group, out, STF_SUCCESS));
+  // Between nodes: 3step and split agree there; for 2step the caller does.
+  if (kind != NodeAwareKind::two_step) STF_CHECK(connect_nodes(sf, group, out, rc));
+  STF_CHECK(rc);
   try {
     for (const Wanted &w : parse_group(group)) out->recv_units += w.n;
     if (kind == NodeAwareKind::two_step) {

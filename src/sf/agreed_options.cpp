@@ -86,8 +86,10 @@ int agree_on_options(stf_sf sf, int earlier) {
       rc = exception_error();
       v.fill(~std::uint64_t{0});
     }
-  v[2 * n] = ~static_cast<std::uint64_t>(rc);  // the largest code
-  if (rc) v[2 * n + 1] = static_cast<std::uint64_t>(sf->rank);  // the lowest rank that failed
+  // The largest code; the lowest rank that failed (no rank: a value the
+  // same whether the minimum treats it as signed, as MPICH 4.0.2 does).
+  v[2 * n] = ~static_cast<std::uint64_t>(rc);
+  v[2 * n + 1] = rc ? static_cast<std::uint64_t>(sf->rank) : static_cast<std::uint64_t>(INT64_MAX);
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_MIN, sf->comm));
   if (rc) return rc;
   if (const int worst = static_cast<int>(~v[2 * n]))
