@@ -1,6 +1,7 @@
 // setup_cost: what validation (-stf_validate, on by default) adds to
-// stf_setup. Its checks are three MPI_Allreduce calls (the options alike,
-// the root offsets, the transport made everywhere); this times stf_setup
+// stf_setup. Its checks are three MPI_Allreduce calls with basic (the
+// options alike, the root offsets, the transport made everywhere; other
+// transports and the strategies agree a few more times); this times stf_setup
 // of the same graph with -stf_validate 1 and with -stf_validate 0 (the
 // baseline), in the same run: rounds alternate
 // which goes first, each round sets up --setups fresh SFs per variant, and
