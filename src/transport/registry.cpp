@@ -143,6 +143,7 @@ int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *ou
     }
   std::unique_ptr<Transport> t;
   STF_CHECK(kind->create(with, &t));
+  if (with.earlier) return with.earlier;  // a kind whose set-up is not collective made it all the same
   if (!wrapper) {
     *out = std::move(t);
     return STF_SUCCESS;
