@@ -79,8 +79,12 @@
  *     receiver's unit is the larger and its receive took a later
  *     operation's message (the sender ran ahead), which that operation then
  *     waits for (for ever, or up to -stf_putsignal_timeout); neighbor, under
- *     Open MPI 4.1, aborts the job (its truncation goes to
- *     MPI_COMM_WORLD's handler).
+ *     Open MPI 4.1, aborts the job where the sender's unit is the larger
+ *     (its truncation goes to MPI_COMM_WORLD's handler, and
+ *     MPI_Request_get_status, which would not raise it, does not report
+ *     it either), and where the receiver's is the larger it receives the
+ *     shorter message without an error (a neighbourhood collective has no
+ *     per-message status), as collective does.
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.
