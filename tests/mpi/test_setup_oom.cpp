@@ -68,6 +68,9 @@ using namespace stft;
 namespace {
 
 int me = 0, nranks = 1;
+// The node of each rank: emulated nodes of 2 (-stf_ranks_per_node 2), or,
+// with --hosts-as-nodes (the cluster), the hosts.
+std::vector<int> node_of;
 
 // Leaf i of every rank reads a root chosen by a generator all ranks share
 // (self edges included, leaves in a permuted order).
@@ -133,13 +136,14 @@ bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int 
     ck.check(rc == STF_ERR_MEMORY, "stf_setup: %s (%s), not STF_ERR_MEMORY", stf_error_name(rc), message.c_str());
     ck.check(!message.empty(), "stf_setup failed without a message");
     // The others name the rank that failed, or, where a node's ranks
-    // learnt it first (emulated nodes of 2), one of its node, whose message
-    // names it.
+    // learnt it first (the node-aware strategies), one of its node, whose
+    // message names it.
     if (me != victim) {
       const std::size_t at = message.find("rank ");
       const int named = at == std::string::npos ? -1 : std::atoi(message.c_str() + at + 5);
-      const bool nodes = std::strstr(options, "-stf_ranks_per_node 2") != nullptr;
-      ck.check(named == victim || (nodes && named / 2 == victim / 2), "the message does not name rank %d: %s", victim,
+      const bool echoes = std::strstr(options, "step") || std::strstr(options, "split");
+      const bool same_node = named >= 0 && named < nranks && node_of[named] == node_of[victim];
+      ck.check(named == victim || (echoes && same_node), "the message does not name rank %d: %s", victim,
                message.c_str());
     }
   }
@@ -159,8 +163,20 @@ int main(int argc, char **argv) {
   Checker ck("test_setup_oom", argc, argv, 17);
 #if STF_OWN_NEW
   const Case c = make_case(ck.seed());
-  // Emulated nodes of 2 ranks: putsignal's window between nodes, the
-  // strategies' steps in and between nodes.
+  bool hosts = false;
+  for (int i = 1; i < argc; i++) hosts |= std::strcmp(argv[i], "--hosts-as-nodes") == 0;
+  node_of.resize(nranks);
+  for (int r = 0; r < nranks; r++) node_of[r] = r / 2;
+  if (hosts) {  // a host's lowest rank names its node
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &host);
+    int lowest = me;
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, host);
+    MPI_Allgather(&lowest, 1, MPI_INT, node_of.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Comm_free(&host);
+  }
+  // Emulated nodes of 2 ranks (or the hosts, --hosts-as-nodes): putsignal's
+  // window between nodes, the strategies' steps in and between nodes.
   const char *const types[] = {"-stf_type basic",
                                "-stf_type neighbor",
                                "-stf_type window",
@@ -170,10 +186,14 @@ int main(int argc, char **argv) {
                                "-stf_type 2step -stf_ranks_per_node 2",
                                "-stf_type 3step -stf_ranks_per_node 2",
                                "-stf_type split -stf_ranks_per_node 2 -stf_split_bytes 16"};
-  for (const char *options : types)
+  for (const char *given : types) {
+    std::string with = given;
+    const std::string emulated = " -stf_ranks_per_node 2";
+    if (hosts && with.find(emulated) != std::string::npos) with.erase(with.find(emulated), emulated.size());
+    const char *options = with.c_str();
     for (int victim = 0; victim < nranks; victim++) {
       // Every rank with basic, the first and the last with the others.
-      if (victim > 0 && victim < nranks - 1 && std::strcmp(options, types[0]) != 0) continue;
+      if (victim > 0 && victim < nranks - 1 && std::strcmp(given, types[0]) != 0) continue;
       for (bool persistent : {false, true}) {
         long n = 0;
         for (;; n++) {
@@ -185,6 +205,7 @@ int main(int argc, char **argv) {
         ck.check(n > 0, "stf_setup allocated nothing on rank %d", victim);
       }
     }
+  }
 #else
   if (me == 0) std::printf("test_setup_oom: skipped under a sanitizer, whose runtime replaces operator new\n");
 #endif
