@@ -231,14 +231,15 @@ int get_or_put(MPI_Comm c, int keyval, void *(*make)(), void **out) {
 
 }  // namespace detail
 
-int agree(MPI_Comm comm, int rc) {
+int agree(MPI_Comm comm, int rc, const int *names) {
   struct {
     int code, rank;
   } mine = {rc, 0}, worst;
   MPI_Comm_rank(comm, &mine.rank);
   STF_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm));
   if (rc != STF_SUCCESS) return rc;
-  if (worst.code != STF_SUCCESS) return set_error(worst.code, "rank %d failed (its message says why)", worst.rank);
+  if (worst.code != STF_SUCCESS)
+    return set_error(worst.code, "rank %d failed (its message says why)", names ? names[worst.rank] : worst.rank);
   return STF_SUCCESS;
 }
 

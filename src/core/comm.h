@@ -49,9 +49,10 @@ struct Comm {
 int comm_acquire(MPI_Comm user, Comm *out);
 // Collective over comm: every rank learns whether any rank failed. A rank
 // that failed keeps its own code and message; the others return the largest
-// failing code with a message naming the (lowest) rank that failed with it.
+// failing code with a message naming the (lowest) rank that failed with it,
+// as names[its rank in comm] where given (comm a part of the SF's).
 // Called before any step that would hang if some ranks had already returned.
-int agree(MPI_Comm comm, int rc);
+int agree(MPI_Comm comm, int rc, const int *names = nullptr);
 // Give back what comm_acquire gave. Collective (duplicates whose user's
 // communicator is gone may be freed).
 void comm_release(Comm *c);

@@ -24,18 +24,11 @@ bool operator==(const Key &a, const Key &b) { return a.rank == b.rank && a.offse
 
 using Lists = std::vector<std::vector<stf_int>>;  // one list per local rank
 
-// core/comm.h's agree over my node's ranks; the others' message names the
-// failed rank by its rank in the SF. Only with -stf_validate (alike on
-// every rank): without it a failure stays the rank's own, as elsewhere.
+// core/comm.h's agree over my node's ranks, naming them by their ranks in
+// the SF. Only with -stf_validate (alike on every rank): without it a
+// failure stays the rank's own, as elsewhere.
 int agree_in_node(const Topology &t, bool validate, int rc) {
-  if (!validate) return rc;
-  struct {
-    int code, rank;
-  } mine = {rc, t.local_rank}, worst;
-  STF_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, t.node_comm));
-  if (rc || !worst.code) return rc;
-  return set_error(worst.code, "node-aware set-up: rank %d failed (its message says why)",
-                   t.node_ranks[t.node_offset[t.node] + worst.rank]);
+  return validate ? agree(t.node_comm, rc, t.node_ranks.data() + t.node_offset[t.node]) : rc;
 }
 
 // Variable-length lists to and from local rank 0 of my node.

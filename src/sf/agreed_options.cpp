@@ -72,7 +72,7 @@ int agree_on_options(stf_sf sf, int earlier) {
   // the complement of this rank's error code and its rank where it failed:
   // a rank that failed before (out of memory) still takes part, and every
   // rank fails.
-  std::array<std::uint64_t, 2 * n + 2> v{};
+  std::array<std::uint64_t, 2 * n + 2> v;
   v.fill(~std::uint64_t{0});
   std::vector<Shared> mine;
   int rc = earlier;
@@ -83,8 +83,7 @@ int agree_on_options(stf_sf sf, int earlier) {
         v[n + i] = ~v[i];
       }
     } catch (...) {
-      rc = exception_error();
-      v.fill(~std::uint64_t{0});
+      rc = exception_error();  // every rank then fails before comparing a hash
     }
   // The largest code; the lowest rank that failed (no rank: a value the
   // same whether the minimum treats it as signed, as MPICH 4.0.2 does).
