@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "core/error.h"
@@ -90,6 +91,16 @@ std::vector<Private *> take_orphans() {
   return take_unused([](const Private &p) { return p.user != MPI_COMM_NULL; });
 }
 
+// The same, or none where their list cannot be allocated: they stay until a
+// later call (take_unused forgets nothing before its list is complete).
+std::vector<Private *> take_orphans_if_memory() {
+  try {
+    return take_orphans();
+  } catch (const std::bad_alloc &) {
+    return {};
+  }
+}
+
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
 // works: the duplicates no SF uses go then (those of SFs never destroyed
 // are left to MPI, as their SFs are).
@@ -115,26 +126,8 @@ int keyvals() {
   return STF_SUCCESS;
 }
 
-// A new duplicate of c, not yet findable (set_attributes). Collective, so
-// called without `mutex`.
-int duplicate(MPI_Comm c, Private **out) {
-  Private *p = new Private;
-  int rc = MPI_Comm_dup(c, &p->dup);
-  if (rc != MPI_SUCCESS) {
-    delete p;
-    return mpi_error(rc, "MPI_Comm_dup");
-  }
-  MPI_Comm_set_errhandler(p->dup, MPI_ERRORS_RETURN);  // MPI failures become error codes
-  void *ub = nullptr;
-  int flag = 0;
-  MPI_Comm_get_attr(p->dup, MPI_TAG_UB, &ub, &flag);
-  if (flag) p->tag_ub = *static_cast<int *>(ub);
-  *out = p;
-  return STF_SUCCESS;
-}
-
 // Under `mutex`: the attributes that find p from its duplicate and, when c
-// is a user's communicator, from c.
+// is a user's communicator, from c. Throws (out of memory) before setting any.
 void set_attributes(Private *p, MPI_Comm c, bool of_user) {
   all.push_back(p);
   MPI_Comm_set_attr(p->dup, self_keyval, p);
@@ -142,6 +135,44 @@ void set_attributes(Private *p, MPI_Comm c, bool of_user) {
     p->user = c;
     MPI_Comm_set_attr(c, user_keyval, p);  // a previous, full one is told by user_attribute_gone
   }
+}
+
+// A new duplicate of c, findable (set_attributes), made by every rank or by
+// none: a rank that cannot record it (out of memory) still takes part in
+// MPI_Comm_dup, and then all agree. Collective, so called without `mutex`.
+int duplicate(MPI_Comm c, bool of_user, Private **out) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  const int mpi_rc = MPI_Comm_dup(c, &dup);
+  if (mpi_rc != MPI_SUCCESS) return mpi_error(mpi_rc, "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);  // MPI failures become error codes
+  Private *p = nullptr;
+  int rc = STF_SUCCESS;
+  try {
+    p = new Private;
+    p->dup = dup;
+    void *ub = nullptr;
+    int flag = 0;
+    MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
+    if (flag) p->tag_ub = *static_cast<int *>(ub);
+    std::lock_guard<std::mutex> lock(mutex);
+    set_attributes(p, c, of_user);
+  } catch (...) {
+    delete p;
+    p = nullptr;
+    rc = exception_error();
+  }
+  rc = agree(dup, rc);
+  if (rc) {
+    if (p) {
+      std::lock_guard<std::mutex> lock(mutex);
+      forget(p);
+    }
+    delete p;
+    MPI_Comm_free(&dup);
+    return rc;
+  }
+  *out = p;
+  return STF_SUCCESS;
 }
 
 // Under `mutex`: a fresh block of tags of p for one more SF.
@@ -179,13 +210,12 @@ int comm_acquire(MPI_Comm user, Comm *out) {
     }
   }
   Private *fresh = nullptr;
-  STF_CHECK(duplicate(user, &fresh));
+  STF_CHECK(duplicate(user, on_user, &fresh));
   std::vector<Private *> orphans;  // a full one replaced here, or users' communicators freed
   {
     std::lock_guard<std::mutex> lock(mutex);
-    set_attributes(fresh, user, on_user);
     take_tags(fresh, out);
-    orphans = take_orphans();
+    orphans = take_orphans_if_memory();
   }
   free_all(orphans);
   return STF_SUCCESS;
@@ -206,7 +236,7 @@ void comm_release(Comm *c) {
     std::lock_guard<std::mutex> lock(mutex);
     Private *p = nullptr;
     if (attribute(c->comm, self_keyval, &p) == STF_SUCCESS && p) p->users--;
-    orphans = take_orphans();
+    orphans = take_orphans_if_memory();
   }
   free_all(orphans);
   c->comm = MPI_COMM_NULL;

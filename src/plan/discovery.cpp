@@ -68,16 +68,23 @@ int nbx(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *g
 }
 
 // Everybody learns how many messages it will receive from a sum over a
-// communicator-sized array of flags.
+// communicator-sized array of flags. A rank that cannot allocate that array
+// (out of memory) cannot take part in the sum: one small allreduce before it
+// makes every rank fail instead of leaving the others in it.
 int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
   int failed = STF_SUCCESS;
-  // Allocated before the collective (a rank that cannot fails alone and
-  // leaves the others in it: this discovery needs O(size) memory).
-  std::vector<int> flags(size, 0);
-  std::vector<MPI_Request> sends(wanted.count());
+  std::vector<int> flags;
+  std::vector<MPI_Request> sends;
+  try {
+    flags.assign(size, 0);
+    sends.resize(wanted.count());
+  } catch (...) {
+    failed = exception_error();
+  }
+  STF_CHECK(agree(comm, failed));
   for (int r : wanted.ranks) flags[r] = 1;
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, flags.data(), size, MPI_INT, MPI_SUM, comm));
   for (int k = 0; k < wanted.count(); k++)

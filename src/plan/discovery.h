@@ -13,7 +13,9 @@ namespace stf {
 // the offsets it asked for, in the order it listed them. Messages carry the
 // SF's discovery tag (or `tag` of its block): other SFs on the communicator
 // may be discovering too. NBX keeps memory O(neighbours); allreduce needs
-// O(communicator size).
+// O(communicator size). A rank that runs out of memory takes part to the
+// end and then fails: the others fail too where it could not take part at
+// all (allreduce's array), and otherwise learn it at the caller's agreement.
 int discover(const Comm &comm, TwoSided algo, const Messages &wanted, Messages *asked, Tag tag = Tag::discovery);
 
 }  // namespace stf

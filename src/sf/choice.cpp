@@ -94,17 +94,18 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
   return out;
 }
 
-int autotune_pick(int candidates, int rounds, const std::function<double(int)> &time_round) {
-  std::vector<std::vector<double>> samples(candidates);
+int autotune_pick(int rounds, const std::function<double(int)> &time_round,
+                  std::vector<std::vector<double>> *samples) {
+  const int candidates = static_cast<int>(samples->size());
   for (int r = 0; r < rounds; r++)
     for (int k = 0; k < candidates; k++) {
       const int c = (r + k) % candidates;  // who goes first rotates
-      samples[c].push_back(time_round(c));
+      (*samples)[c].push_back(time_round(c));
     }
   int best = 0;
   double best_median = 0;
   for (int c = 0; c < candidates; c++) {
-    std::vector<double> &s = samples[c];
+    std::vector<double> &s = (*samples)[c];
     std::sort(s.begin(), s.end());
     const double median = s.empty() ? 0 : s[s.size() / 2];
     if (c == 0 || median < best_median) best = c, best_median = median;
@@ -114,9 +115,15 @@ int autotune_pick(int candidates, int rounds, const std::function<double(int)> &
 
 namespace {
 
+// The timed trial's root and leaf arrays.
+struct TrialData {
+  std::vector<double> roots, leaves;
+};
+
 // One round of a candidate: a bcast and a reduce of doubles, the slowest
 // rank's time.
-double time_candidate(stf_sf sf, std::vector<double> &roots, std::vector<double> &leaves) {
+double time_candidate(stf_sf sf, TrialData &data) {
+  std::vector<double> &roots = data.roots, &leaves = data.leaves;
   MPI_Comm comm = MPI_COMM_NULL;
   stf_get_comm(sf, &comm);
   MPI_Barrier(comm);
@@ -129,29 +136,45 @@ double time_candidate(stf_sf sf, std::vector<double> &roots, std::vector<double>
 }
 
 // Time the candidates on copies of sf; *best their index of the fastest.
-int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int *best, std::vector<double> *medians) {
-  std::vector<stf_sf> copies(cands.size(), nullptr);
-  int rc = STF_SUCCESS;
+// What the trial allocates, each copy's creation and each copy's set-up
+// (validation on) are agreed before the next collective step, so that a
+// rank short of memory fails with the others. The operations of the trial
+// are not: a rank whose bcast or reduce runs out of memory can leave the
+// others waiting in theirs, as in any operation.
+// earlier: this rank's failure before the trial, agreed with the others.
+int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int earlier, int *best,
+             std::vector<double> *medians) {
+  std::vector<stf_sf> copies;
+  TrialData data;
+  std::vector<std::vector<double>> seen;
+  int rc = earlier;
+  if (!rc) try {
+    copies.assign(cands.size(), nullptr);
+    data.roots.assign(sf->nroots + 1, 1.0);
+    data.leaves.assign(sf->maxleaf + 2, 0.0);
+    seen.resize(cands.size());
+    for (std::vector<double> &s : seen) s.reserve(rounds);
+    medians->reserve(cands.size());
+  } catch (...) {
+    rc = exception_error();
+  }
+  rc = agree(sf->comm, rc);
   for (std::size_t c = 0; c < cands.size() && !rc; c++) {
     rc = stf_duplicate(sf, STF_DUPLICATE_GRAPH, &copies[c]);
-    if (!rc) {
-      copies[c]->opts.type = cands[c].type;
-      rc = stf_setup(copies[c]);
-    }
+    if (!rc) try {
+        copies[c]->opts.type = cands[c].type;
+        copies[c]->opts.validate = true;  // its set-up fails on every rank or none
+      } catch (...) {
+        rc = exception_error();
+      }
+    rc = agree(sf->comm, rc);
+    if (!rc) rc = stf_setup(copies[c]);
   }
   if (!rc) {
-    std::vector<double> roots(sf->nroots + 1, 1.0), leaves(sf->maxleaf + 2, 0.0);
-    for (stf_sf c : copies) time_candidate(c, roots, leaves);  // warm-up
-    std::vector<std::vector<double>> seen(cands.size());
-    *best = autotune_pick(static_cast<int>(cands.size()), rounds, [&](int c) {
-      const double t = time_candidate(copies[c], roots, leaves);
-      seen[c].push_back(t);
-      return t;
-    });
-    for (auto &s : seen) {
-      std::sort(s.begin(), s.end());
-      medians->push_back(s.empty() ? 0 : s[s.size() / 2]);
-    }
+    for (stf_sf c : copies) time_candidate(c, data);  // warm-up
+    // Two references: small enough for std::function to hold without allocating.
+    *best = autotune_pick(rounds, [&copies, &data](int c) { return time_candidate(copies[c], data); }, &seen);
+    for (const std::vector<double> &s : seen) medians->push_back(s.empty() ? 0 : s[s.size() / 2]);
   }
   for (stf_sf &c : copies) stf_destroy(&c);
   return rc;
@@ -160,14 +183,16 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int *b
 }  // namespace
 
 // A rank that fails (out of memory) takes part in the traffic's collectives
-// and the last allreduce all the same, so every rank fails; inside the
-// autotuned trial (-stf_autotune) it is not covered.
+// and the last allreduce all the same, so every rank fails; so it does in
+// -stf_autotune's trial, but for the trial's operations (autotune).
 int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   const model::Profile *profile = nullptr;
   int rc = STF_SUCCESS, rounds = 0;
   try {
-    rc = model_profile(sf, &profile);
+    // First: a rank that fails after this still takes the others' path (a
+    // value of up to 4 digits is copied without allocating).
     rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
+    rc = model_profile(sf, &profile);
   } catch (...) {
     rc = exception_error();
   }
@@ -192,13 +217,18 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   }
   int pick = 0;
   if (rounds > 0) {
-    STF_CHECK(agree(sf->comm, rc));
     // The three best predictions, and basic, the baseline, in any case.
-    std::vector<Prediction> best(cands.begin(), cands.begin() + std::min<std::size_t>(3, cands.size()));
-    const bool has_basic = std::any_of(best.begin(), best.end(), [](const Prediction &p) { return p.type == "basic"; });
-    if (!has_basic) best.push_back({"basic", 0, ""});
+    std::vector<Prediction> best;
+    try {
+      best.assign(cands.begin(), cands.begin() + std::min<std::size_t>(3, cands.size()));
+      const bool has_basic =
+          std::any_of(best.begin(), best.end(), [](const Prediction &p) { return p.type == "basic"; });
+      if (!has_basic) best.push_back({"basic", 0, ""});
+    } catch (...) {
+      rc = exception_error();
+    }
     std::vector<double> medians;
-    STF_CHECK(autotune(sf, best, rounds, &pick, &medians));
+    STF_CHECK(autotune(sf, best, rounds, rc, &pick, &medians));
     try {
       why << ", timed over " << rounds << " rounds (bcast + reduce, slowest rank, median):";
       names.clear();

@@ -37,7 +37,11 @@ bool auto_candidate(const std::string &type);
 // The index of the candidate with the smallest median over `rounds` rounds,
 // where time_round(c) gives one round's time of candidate c (the slowest
 // rank's, so the same on every rank); candidates alternate inside a round.
-int autotune_pick(int candidates, int rounds, const std::function<double(int)> &time_round);
+// samples: one list per candidate, which gets its times, sorted; nothing is
+// allocated where each has room for `rounds` (a rank must not fail alone
+// between the rounds' collectives).
+int autotune_pick(int rounds, const std::function<double(int)> &time_round,
+                  std::vector<std::vector<double>> *samples);
 
 // -stf_type auto, at set-up, for sf's plan and topology (before its
 // transport exists): sets sf->opts.type to the choice and sf->choice to

@@ -10,10 +10,14 @@
 // leave the SF half set up: with memory again the SF sets up and its bcast
 // gives the oracle's values.
 //
-// Covered: every transport and strategy, -stf_type auto's choice, with
-// NBX discovery. Not covered (a failure there can still leave the others
-// waiting; the header says so): the allreduce discovery, -stf_autotune's
-// trial, and the first SF of a communicator (its duplicate).
+// Covered: every transport and strategy, -stf_type auto's choice, NBX and
+// allreduce discovery, -stf_autotune's trial up to its first operation, and
+// stf_create of the first SF of a communicator (the communicator's
+// duplicate). The trial's operations are not covered (no operation is: a
+// rank whose begin runs out of memory can leave the others waiting; the
+// header says so): the shortage ends at the trial's first MPI_Barrier,
+// which this program intercepts (the MPI profiling interface).
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +48,13 @@ bool stays_short = false;
 bool failed_one = false;
 
 }  // namespace
+
+// -stf_autotune's trial times its operations after an MPI_Barrier, the only
+// one in set-up: from there on memory does not run short.
+extern "C" int MPI_Barrier(MPI_Comm comm) {
+  allocations_left = -1;
+  return PMPI_Barrier(comm);
+}
 
 #if STF_OWN_NEW
 void *operator new(std::size_t n) {
@@ -94,9 +105,9 @@ Case make_case(std::uint64_t seed) {
   return c;
 }
 
-stf_sf make_sf(Checker &ck, const Case &c, const char *options) {
+stf_sf make_sf(Checker &ck, const Case &c, const char *options, MPI_Comm comm = MPI_COMM_WORLD) {
   stf_sf sf = nullptr;
-  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_create(comm, &sf), STF_SUCCESS, "stf_create");
   ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, options);
   ck.code(stf_set_graph(sf, c.nroots, c.nleaves, c.ilocal.data(), STF_COPY_VALUES, c.remote.data(), STF_COPY_VALUES),
           STF_SUCCESS, "stf_set_graph");
@@ -136,12 +147,12 @@ bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int 
     ck.check(rc == STF_ERR_MEMORY, "stf_setup: %s (%s), not STF_ERR_MEMORY", stf_error_name(rc), message.c_str());
     ck.check(!message.empty(), "stf_setup failed without a message");
     // The others name the rank that failed, or, where a node's ranks
-    // learnt it first (the node-aware strategies), one of its node, whose
-    // message names it.
+    // learnt it first (the node-aware strategies, also as auto's pick or
+    // in its trial), one of its node, whose message names it.
     if (me != victim) {
       const std::size_t at = message.find("rank ");
       const int named = at == std::string::npos ? -1 : std::atoi(message.c_str() + at + 5);
-      const bool echoes = std::strstr(options, "step") || std::strstr(options, "split");
+      const bool echoes = std::strstr(options, "step") || std::strstr(options, "split") || std::strstr(options, "auto");
       const bool same_node = named >= 0 && named < nranks && node_of[named] == node_of[victim];
       ck.check(named == victim || (echoes && same_node), "the message does not name rank %d: %s", victim,
                message.c_str());
@@ -151,6 +162,57 @@ bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int 
   ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup with memory again");
   check_bcast(ck, sf, c);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  return fired;
+}
+
+// stf_create of the first SF of a communicator (a new one: the library makes
+// its duplicate) with one rank short of memory from its n-th allocation.
+// Every rank comes back. A failure of that rank while the duplicate is made
+// fails every rank (the others name it); after it (the SF object), it is
+// that rank's own. So the others fail only all together, and only with it.
+// Then, with memory again, SFs on the communicator work on every rank: the
+// ranks still agree on its duplicate and tags.
+bool create_short_of_memory(Checker &ck, const Case &c, int victim, long n, bool persistent) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  failed_one = false;
+  if (me == victim) {
+    stays_short = persistent;
+    allocations_left = n;
+  }
+  stf_sf sf = nullptr;
+  const int rc = stf_create(comm, &sf);
+  allocations_left = -1;
+  const std::string message = stf_last_error_message();
+  // Whether an allocation failed, the victim's code, the largest and the
+  // (negated) smallest of the others' codes.
+  const bool victim_here = me == victim;
+  int mine[4] = {failed_one ? 1 : 0, victim_here ? rc : 0, victim_here ? INT_MIN : rc, victim_here ? INT_MIN : -rc};
+  int all[4] = {0, 0, 0, 0};
+  MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const bool fired = all[0] != 0;
+  if (nranks > 1) {
+    ck.check(all[2] == -all[3], "the other ranks came back with different codes (%d to %d)", -all[3], all[2]);
+    ck.check(all[2] == STF_SUCCESS || all[1] != STF_SUCCESS, "the others failed (%s) where the rank short of memory did not",
+             stf_error_name(all[2]));
+  }
+  if (rc != STF_SUCCESS) {
+    ck.check(rc == STF_ERR_MEMORY, "stf_create: %s (%s), not STF_ERR_MEMORY", stf_error_name(rc), message.c_str());
+    ck.check(sf == nullptr, "a failed stf_create left its handle set");
+    if (me != victim) {
+      const std::size_t at = message.find("rank ");
+      ck.check(at != std::string::npos && std::atoi(message.c_str() + at + 5) == victim,
+               "the message does not name rank %d: %s", victim, message.c_str());
+    }
+  }
+  if (!fired) ck.code(rc, STF_SUCCESS, "stf_create, no allocation failed");
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  for (const char *type : {"-stf_type basic", "-stf_type neighbor"}) {
+    stf_sf again = make_sf(ck, c, type, comm);
+    check_bcast(ck, again, c);
+    ck.code(stf_destroy(&again), STF_SUCCESS, "stf_destroy");
+  }
+  MPI_Comm_free(&comm);
   return fired;
 }
 
@@ -185,7 +247,9 @@ int main(int argc, char **argv) {
                                "-stf_type auto -stf_ranks_per_node 2",
                                "-stf_type 2step -stf_ranks_per_node 2",
                                "-stf_type 3step -stf_ranks_per_node 2",
-                               "-stf_type split -stf_ranks_per_node 2 -stf_split_bytes 16"};
+                               "-stf_type split -stf_ranks_per_node 2 -stf_split_bytes 16",
+                               "-stf_type basic -stf_twosided allreduce",
+                               "-stf_type auto -stf_autotune 1 -stf_ranks_per_node 2"};
   for (const char *given : types) {
     std::string with = given;
     const std::string emulated = " -stf_ranks_per_node 2";
@@ -206,6 +270,17 @@ int main(int argc, char **argv) {
       }
     }
   }
+  for (int victim = 0; victim < nranks; victim++)
+    for (bool persistent : {false, true}) {
+      long n = 0;
+      for (;; n++) {
+        ck.context("the first SF of a communicator: rank " + std::to_string(victim) +
+                   " short of memory from allocation " + std::to_string(n) + " of stf_create" +
+                   (persistent ? " on" : " only"));
+        if (!create_short_of_memory(ck, c, victim, n, persistent)) break;
+      }
+      ck.check(n > 0, "stf_create allocated nothing on rank %d", victim);
+    }
 #else
   if (me == 0) std::printf("test_setup_oom: skipped under a sanitizer, whose runtime replaces operator new\n");
 #endif

@@ -1,5 +1,7 @@
 // Choosing a transport: the timed trial's pick (through an injected clock)
 // and the model's ranking on synthetic profiles where the answer is known.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "sf/choice.h"
@@ -12,16 +14,22 @@ using stf::Prediction;
 TEST(Autotune, PicksTheSmallestMedianDespiteOutliers) {
   // Candidate 1 is fastest but has one very slow round; 2 is steady.
   int calls[3] = {0, 0, 0};
-  const int pick = stf::autotune_pick(3, 7, [&](int c) {
+  std::vector<std::vector<double>> samples(3);
+  const int pick = stf::autotune_pick(7, [&](int c) {
     const int k = calls[c]++;
     if (c == 0) return 5.0 + 0.1 * k;
     if (c == 1) return k == 3 ? 100.0 : 3.0;
     return 4.0;
-  });
+  }, &samples);
   EXPECT_EQ(pick, 1);
   EXPECT_EQ(calls[0], 7);
   EXPECT_EQ(calls[1], 7);
   EXPECT_EQ(calls[2], 7);
+  // Each candidate's times, sorted: the median is the middle one.
+  ASSERT_EQ(samples[1].size(), 7u);
+  EXPECT_TRUE(std::is_sorted(samples[1].begin(), samples[1].end()));
+  EXPECT_EQ(samples[1][3], 3.0);
+  EXPECT_EQ(samples[1][6], 100.0);
 }
 
 stf::Traffic many_node_pairs() {
