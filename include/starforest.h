@@ -41,13 +41,16 @@
  *     call sets it up again), while -stf_validate is on (the default).
  *     Running out of memory on one rank anywhere in set-up is such a
  *     failure: the rank takes part in every collective before it fails
- *     (the options check, the node topology, NBX discovery, the plan,
- *     each transport's set-up, -stf_type auto's choice, a node-aware
- *     strategy's planning and step SFs). Not so, yet: the allreduce
- *     discovery (-stf_twosided allreduce, whose O(size) array comes
- *     before its collective), -stf_autotune's timed trial, and the first
- *     SF of a communicator (making its duplicate), where a rank short of
- *     memory can still leave the others waiting;
+ *     (the options check, the node topology, both discoveries, the plan,
+ *     each transport's set-up, -stf_type auto's choice and -stf_autotune's
+ *     copies of the SF, a node-aware strategy's planning and step SFs).
+ *     Not so, yet: the operations of -stf_autotune's timed trial, where
+ *     a rank short of memory can still leave the others waiting, as in
+ *     any operation;
+ *     stf_create of the first SF of a communicator (the one that makes
+ *     the library's duplicate of it), for running out of memory while the
+ *     duplicate is made: every rank fails (a failure after that, making
+ *     the SF object, is the rank's own, as in a later stf_create);
  *     the graph algebra calls and stf_create_from_matching_indices: every
  *     error, argument checks included (an input SF they set up has its root
  *     offsets checked on every rank, whatever -stf_validate says);
@@ -73,18 +76,22 @@
  *     from a size tag in its signal or the received size, also where one
  *     end's message fits its region and the other's does not (every
  *     message is signalled in its region, the large ones with a mark);
- *     where the receiver's operations in flight had a receive posted that
- *     the sender's larger message could take, those fail too and its SF
- *     refuses new bcasts and reduces (STF_ERR_STATE), as it does where the
- *     receiver's unit is the larger and its receive took a later
- *     operation's message (the sender ran ahead), which that operation then
- *     waits for (for ever, or up to -stf_putsignal_timeout); neighbor, under
- *     Open MPI 4.1, aborts the job where the sender's unit is the larger
- *     (its truncation goes to MPI_COMM_WORLD's handler, and
- *     MPI_Request_get_status, which would not raise it, does not report
- *     it either), and where the receiver's is the larger it receives the
- *     shorter message without an error (a neighbourhood collective has no
- *     per-message status), as collective does.
+ *     large messages are tagged by their operation's number (modulo twice
+ *     -stf_putsignal_slots), so where the receiver's unit is the larger,
+ *     its receive takes no later operation's message, also where the
+ *     sender ran ahead; where the sender's is the larger and the
+ *     receiver had an operation that many numbers later in flight, with
+ *     a receive posted that could take that message, those fail too and
+ *     its SF refuses new bcasts and reduces (STF_ERR_STATE); neighbor
+ *     fails the end or test (STF_ERR_MPI, the truncation; the end after
+ *     a failed test fails too) on the rank whose unit is the smaller where
+ *     its peer's larger message arrives and MPI reports it (Open MPI 4.1
+ *     does; MPICH 4.0.2 says nothing and writes within the buffer), and
+ *     where the receiver's unit is the larger it receives the shorter
+ *     message without an error (a neighbourhood collective has no
+ *     per-message status), as collective does. Under Open MPI, which raises a neighbourhood collective's
+ *     error on MPI_COMM_WORLD's handler, neighbor's end and test set that
+ *     handler to MPI_ERRORS_RETURN while they wait, and restore yours.
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.

@@ -13,8 +13,8 @@
 // Tags are handed out in creation order, which is the same on every rank
 // (stf_create is collective), from a counter that never goes back, so every
 // rank gives an SF the same block. When a duplicate's tags run out (MPI_TAG_UB
-// / kTagsPerSf SFs: 17 million with MPICH's 2^28 - 1), the next SF gets a new
-// duplicate.
+// / kTagsPerSf SFs: about a million with MPICH 4.0's 2^28 - 1, 8 million
+// with Open MPI 4.1's 2^31 - 1), the next SF gets a new duplicate.
 #pragma once
 
 #include "starforest.h"
@@ -32,7 +32,9 @@ enum class Tag : int {
   node_reply,    //   and its answers
   transport,     // first of kTransportTags tags a transport may use as it likes
 };
-constexpr int kTransportTags = 8;
+// The most a transport uses: putsignal's, 6 at set-up and a tag per
+// direction and operation number modulo twice its slots (at most 64).
+constexpr int kTransportTags = 262;
 constexpr int kTagsPerSf = static_cast<int>(Tag::transport) + kTransportTags;
 
 // An SF's view of its communicator.
@@ -45,7 +47,9 @@ struct Comm {
 };
 
 // Collective over user (as stf_create is): the shared duplicate of user and a
-// fresh block of tags. STF_ERR_ARG for an intercommunicator.
+// fresh block of tags. STF_ERR_ARG for an intercommunicator. Where it makes
+// the duplicate (the first SF of a communicator, or its tags ran out), every
+// rank fails if one does (out of memory), after all took part.
 int comm_acquire(MPI_Comm user, Comm *out);
 // Collective over comm: every rank learns whether any rank failed. A rank
 // that failed keeps its own code and message; the others return the largest

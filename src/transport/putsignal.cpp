@@ -40,16 +40,20 @@
 //   the message MPI brings (its sender's end waits for that); in case a
 //   receive of another operation took it instead, those operations fail
 //   too, and the SF refuses new bcasts and reduces, as after a timeout
-//   (-stf_debug 1 catches the units beforehand).
+//   (-stf_debug 1 catches the units beforehand). Large messages are tagged
+//   by operation number modulo 2S and wait for their region's credit, so
+//   a receive takes no other operation's message while fewer than 2S
+//   operations are in flight (large_tag).
 // - Region n % S carries the n-th operation of its direction: every rank
 //   begins the operations of an SF in the same order, so sender and
 //   receiver agree without a message. A sender that finds its region still
 //   in use (more than S operations in flight) never waits in begin: it
-//   packs into its staging buffer and writes the region later, from any
-//   later call into the transport. A rank that waits (in an end) also moves
-//   messages that arrived for operations it has not ended yet out of their
-//   regions (spill buffers) and returns their credits, so ends may come in
-//   any order with any number of operations in flight.
+//   packs into its staging buffer and writes the region later (or sends a
+//   large message and writes its mark), from any later call into the
+//   transport. A rank that waits (in an end) also moves messages that
+//   arrived for operations it has not ended yet out of their regions
+//   (spill buffers) and returns their credits, so ends may come in any
+//   order with any number of operations in flight.
 // - Waiting polls: where the node has more ranks than cores it spins 200
 //   polls, then yields on every poll (the rank it waits for may need this
 //   core); else it spins 100,000 polls first, as MPI libraries do when each
@@ -120,10 +124,14 @@ constexpr int kDirections = 2;
 int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
 // This transport's tags in the SF's block (core/comm.h).
-constexpr int tag_large[kDirections] = {0, 1};        // messages larger than their region
-constexpr int tag_heap_ring[kDirections] = {2, 3};    // set-up: where my ring lies in the heap
-constexpr int tag_rma_ring[kDirections] = {4, 5};     // set-up: where my ring lies in the window
-constexpr int tag_rma_credit[kDirections] = {6, 7};   // set-up: where my credits lie in the window
+constexpr int tag_heap_ring[kDirections] = {0, 1};    // set-up: where my ring lies in the heap
+constexpr int tag_rma_ring[kDirections] = {2, 3};     // set-up: where my ring lies in the window
+constexpr int tag_rma_credit[kDirections] = {4, 5};   // set-up: where my credits lie in the window
+// Messages larger than their region: per direction, a tag per operation
+// number modulo twice the slots (large_tag).
+constexpr int tag_large_first = 6;
+constexpr int kMaxSlots = 64;  // -stf_putsignal_slots
+static_assert(tag_large_first + kDirections * 2 * kMaxSlots <= kTransportTags, "the SF's tag block is too small");
 
 enum class Via : unsigned char { heap, rma };
 // Where a received message is: not taken yet, moved to the spill buffer
@@ -294,6 +302,21 @@ class PutSignalTransport final : public Transport {
   int exchange(int tag, Via via, const std::vector<Peer> &to, const std::vector<MPI_Aint> &values,
                const std::vector<Peer> &from, std::vector<MPI_Aint> *got);
   bool large(const Peer &p, std::size_t ub) const { return p.units * ub > p.capacity; }
+  // The tag of operation n's large messages in direction d. While a
+  // receive of operation n is posted, the sender's operations up to n + 2S
+  // - 1 may be sent (a large message waits, as its mark does, for its
+  // region's credit; operation n + S's needs n's, which comes back after
+  // that receive, if unmatched, is cancelled), so a receive posted for a
+  // message that came in its region instead (the ranks' units differ)
+  // takes no later operation's message.
+  int large_tag(Direction d, std::uint64_t n) const {
+    const int residues = 2 * slots_;
+    return comm_.transport_tag(tag_large_first + dir_index(d) * 2 * kMaxSlots + static_cast<int>(n % residues));
+  }
+  // Index of (receiving peer k, operation n) in strays_.
+  std::size_t stray_index(int k, std::uint64_t n) const {
+    return static_cast<std::size_t>(k) * 2 * slots_ + static_cast<std::size_t>(n % (2 * slots_));
+  }
   bool rma_writable(const Peer &p, std::uint64_t n, std::uint64_t previous);
   // A staged message into its region, and its signal, if the region is free.
   int write(PutChannel &c, int k);
@@ -359,7 +382,7 @@ class PutSignalTransport final : public Transport {
   void poke_mpi() {
     if (rma_links_ == 0) return;
     int flag = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, comm_.transport_tag(tag_large[0]), comm_.comm, &flag, MPI_STATUS_IGNORE);
+    MPI_Iprobe(MPI_ANY_SOURCE, large_tag(Direction::root_to_leaf, 0), comm_.comm, &flag, MPI_STATUS_IGNORE);
   }
 
   const Comm &comm_;
@@ -387,8 +410,9 @@ class PutSignalTransport final : public Transport {
   // Why new operations are refused (a timeout, or a message that a later
   // operation's receive may take), if they are.
   std::string broken_;
-  // Large messages of failed operations, received by no receive: per peer
-  // and direction, the count still to drain; those being received.
+  // Large messages of failed operations, received by no receive: per
+  // direction, the count still to drain per peer and tag (stray_index);
+  // those being received.
   std::vector<int> strays_[kDirections];
   struct Drained {
     std::vector<char> sink;
@@ -423,7 +447,7 @@ void PutSignalTransport::prepare() {
   }
   std::size_t most = 0;  // requests of the largest exchange
   for (int d = 0; d < kDirections; d++) {
-    strays_[d].assign(recv_peers_[d].size(), 0);
+    strays_[d].assign(recv_peers_[d].size() * 2 * slots_, 0);
     most = std::max(most, recv_peers_[d].size() + send_peers_[d].size());
     for (const Peer &p : recv_peers_[d]) {
       at_.heap_rings[d].push_back(p.via == Via::heap ? static_cast<MPI_Aint>(heap_bytes_) : -1);
@@ -625,8 +649,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
     if (!large(peers[k], ub)) continue;
     s.nrecvs++;
     STF_CHECK(recv_init_bytes(s.spill.data() + m.offset[k] * ub, peers[k].units * ub, peers[k].rank,
-                              comm_.transport_tag(tag_large[dir_index(d)]), comm_.comm, &s.recvs[k],
-                              &s.recv_types[k]));
+                              large_tag(d, s.seq), comm_.comm, &s.recvs[k], &s.recv_types[k]));
     STF_MPI(MPI_Start(&s.recvs[k]));
   }
   return STF_SUCCESS;
@@ -665,22 +688,21 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
   PutChannel &s = c.get<PutChannel>();
   const std::vector<Peer> &peers = senders_of(d);
   s.sends.clear();
+  s.sends.reserve(peers.size());  // write adds to it without allocating
   for (std::size_t k = 0; k < peers.size(); k++) switch (s.route[k]) {
       case Route::region: peers[k].ring.publish(s.seq, peers[k].units * ub); break;
+      case Route::large:
+        if (peers[k].capacity == 0) {  // no region: both ends know it comes by MPI
+          s.sends.emplace_back();
+          STF_CHECK(isend_bytes(send[k], peers[k].units * ub, peers[k].rank, large_tag(d, s.seq), comm_.comm,
+                                &s.sends.back()));
+          break;
+        }
+        [[fallthrough]];  // sent with its mark, once its region is free (large_tag)
       case Route::staged:
         s.pending[k] = 1;
         s.npending++;
         pending_++;
-        break;
-      case Route::large:
-        s.sends.emplace_back();
-        STF_CHECK(isend_bytes(send[k], peers[k].units * ub, peers[k].rank, comm_.transport_tag(tag_large[dir_index(d)]),
-                              comm_.comm, &s.sends.back()));
-        if (peers[k].capacity > 0) {  // its mark, written as a staged message is
-          s.pending[k] = 1;
-          s.npending++;
-          pending_++;
-        }
         break;
     }
   return s.npending ? progress(false) : STF_SUCCESS;
@@ -736,13 +758,17 @@ int PutSignalTransport::write(PutChannel &c, int k) {
   const Peer &p = senders_of(c.dir)[k];
   const std::size_t bytes = p.units * c.unit_bytes;
   const char *staged = c.staging.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
-  const bool mark = c.route[k] == Route::large;  // the message went by MPI: its signal alone
+  const bool mark = c.route[k] == Route::large;  // the message goes by MPI: its signal alone
+  if (p.via == Via::heap ? !p.ring.writable(c.seq, c.previous[k]) : !rma_writable(p, c.seq, c.previous[k]))
+    return STF_SUCCESS;
+  if (mark) {
+    c.sends.emplace_back();
+    STF_CHECK(isend_bytes(staged, bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm, &c.sends.back()));
+  }
   if (p.via == Via::heap) {
-    if (!p.ring.writable(c.seq, c.previous[k])) return STF_SUCCESS;
     if (!mark) std::memcpy(p.ring.region(c.seq), staged, bytes);
     p.ring.publish(c.seq, bytes, mark);
   } else {
-    if (!rma_writable(p, c.seq, c.previous[k])) return STF_SUCCESS;
     STF_CHECK(mark ? signal_rma(p, c.seq, bytes, true) : put_rma(p, c.seq, staged, bytes));
   }
   c.pending[k] = 0;
@@ -764,15 +790,17 @@ void PutSignalTransport::note_size(PutChannel &c, int k) {
 // units differ): it comes by MPI, where this operation posted no receive,
 // and its sender's end waits until it is received. drain_strays takes it
 // (the next begin of this direction waits for that). A large receive from
-// the same peer that a later operation has posted may take it first: those
-// operations fail (none has ended: test_large waits until earlier ones
-// have looked at their regions), and so may later ones, which are refused.
+// the same peer with the same tag that a later operation has posted (2S
+// operations later, all in flight) may take it first: those operations
+// fail (none has ended: test_large waits until earlier ones have looked at
+// their regions), and so may later ones, which are refused.
 void PutSignalTransport::stray(PutChannel &c, int k) {
   const Peer &p = receivers_of(c.dir)[k];
   c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
-  strays_[dir_index(c.dir)][k]++;
+  strays_[dir_index(c.dir)][stray_index(k, c.seq)]++;
   for (PutChannel *o : channels_)
-    if (o->seq_set && o->receiving && o->dir == c.dir && o->seq > c.seq && large(p, o->unit_bytes)) {
+    if (o->seq_set && o->receiving && o->dir == c.dir && o->seq > c.seq &&
+        large_tag(o->dir, o->seq) == large_tag(c.dir, c.seq) && large(p, o->unit_bytes)) {
       o->mismatch.note(p.rank, false, p.units * o->unit_bytes);
       broken_ = "rank " + std::to_string(p.rank) +
                 " sent a message by MPI where this rank awaited it in a region (the ranks' units differed in size), "
@@ -782,13 +810,14 @@ void PutSignalTransport::stray(PutChannel &c, int k) {
 
 int PutSignalTransport::drain_strays() {
   for (int d = 0; d < kDirections; d++)
-    for (std::size_t k = 0; k < strays_[d].size(); k++)
-      while (strays_[d][k] > 0) {
+    for (std::size_t i = 0; i < strays_[d].size(); i++)
+      while (strays_[d][i] > 0) {
+        const int k = static_cast<int>(i / (2 * slots_));
+        const int tag = large_tag(d == 0 ? Direction::root_to_leaf : Direction::leaf_to_root, i % (2 * slots_));
         int found = 0;
         MPI_Message message;
         MPI_Status status;
-        STF_MPI(MPI_Improbe(recv_peers_[d][k].rank, comm_.transport_tag(tag_large[d]), comm_.comm, &found, &message,
-                            &status));
+        STF_MPI(MPI_Improbe(recv_peers_[d][k].rank, tag, comm_.comm, &found, &message, &status));
         if (!found) break;
         MPI_Count bytes = 0;
         STF_MPI(MPI_Get_elements_x(&status, MPI_BYTE, &bytes));
@@ -796,7 +825,7 @@ int PutSignalTransport::drain_strays() {
         ByteCount count;
         STF_CHECK(count.set(x.sink.size()));
         STF_MPI(MPI_Imrecv(x.sink.data(), count.count(), count.type(), &message, &x.req));
-        strays_[d][k]--;
+        strays_[d][i]--;
       }
   for (int done = 1; done && !draining_.empty();) {
     STF_MPI(MPI_Test(&draining_.front().req, &done, MPI_STATUS_IGNORE));
