@@ -91,7 +91,8 @@
  *     message without an error (a neighbourhood collective has no
  *     per-message status), as collective does. Under Open MPI, which raises a neighbourhood collective's
  *     error on MPI_COMM_WORLD's handler, neighbor's end and test set that
- *     handler to MPI_ERRORS_RETURN while they wait, and restore yours.
+ *     handler to MPI_ERRORS_RETURN while they wait, and restore yours
+ *     (meanwhile, errors other threads meet on MPI_COMM_WORLD return too).
  * - Every other error is local to the calling rank: NULL or invalid
  *   arguments, stf_set_graph's checks (not collective), STF_ERR_STATE,
  *   STF_ERR_REQUEST, data pointers, device errors, failed MPI calls, memory.

@@ -138,37 +138,43 @@ void set_attributes(Private *p, MPI_Comm c, bool of_user) {
 }
 
 // A new duplicate of c, findable (set_attributes), made by every rank or by
-// none: a rank that cannot record it (out of memory) still takes part in
-// MPI_Comm_dup, and then all agree. Collective, so called without `mutex`.
+// none: a rank whose MPI_Comm_dup failed, or that cannot record the
+// duplicate (out of memory), still takes part, and then all agree, on c.
+// Collective, so called without `mutex`. *out comes held (users 1), so that
+// another thread's take_orphans cannot free it meanwhile.
 int duplicate(MPI_Comm c, bool of_user, Private **out) {
   MPI_Comm dup = MPI_COMM_NULL;
-  const int mpi_rc = MPI_Comm_dup(c, &dup);
-  if (mpi_rc != MPI_SUCCESS) return mpi_error(mpi_rc, "MPI_Comm_dup");
-  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);  // MPI failures become error codes
   Private *p = nullptr;
-  int rc = STF_SUCCESS;
-  try {
-    p = new Private;
-    p->dup = dup;
-    void *ub = nullptr;
-    int flag = 0;
-    MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
-    if (flag) p->tag_ub = *static_cast<int *>(ub);
-    std::lock_guard<std::mutex> lock(mutex);
-    set_attributes(p, c, of_user);
-  } catch (...) {
-    delete p;
-    p = nullptr;
-    rc = exception_error();
+  int rc = MPI_Comm_dup(c, &dup);
+  if (rc != MPI_SUCCESS) {
+    dup = MPI_COMM_NULL;
+    rc = mpi_error(rc, "MPI_Comm_dup");
+  } else {
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);  // MPI failures become error codes
+    try {
+      p = new Private;
+      p->dup = dup;
+      p->users = 1;
+      void *ub = nullptr;
+      int flag = 0;
+      MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
+      if (flag) p->tag_ub = *static_cast<int *>(ub);
+      std::lock_guard<std::mutex> lock(mutex);
+      set_attributes(p, c, of_user);
+    } catch (...) {
+      delete p;
+      p = nullptr;
+      rc = exception_error();
+    }
   }
-  rc = agree(dup, rc);
+  rc = agree(c, rc);
   if (rc) {
     if (p) {
       std::lock_guard<std::mutex> lock(mutex);
       forget(p);
     }
     delete p;
-    MPI_Comm_free(&dup);
+    if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
     return rc;
   }
   *out = p;
@@ -214,6 +220,7 @@ int comm_acquire(MPI_Comm user, Comm *out) {
   std::vector<Private *> orphans;  // a full one replaced here, or users' communicators freed
   {
     std::lock_guard<std::mutex> lock(mutex);
+    fresh->users--;  // duplicate's hold, now this SF's (take_tags)
     take_tags(fresh, out);
     orphans = take_orphans_if_memory();
   }

@@ -190,7 +190,7 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   int rc = STF_SUCCESS, rounds = 0;
   try {
     // First: a rank that fails after this still takes the others' path (a
-    // value of up to 4 digits is copied without allocating).
+    // short value is copied without allocating).
     rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
     rc = model_profile(sf, &profile);
   } catch (...) {

@@ -29,6 +29,7 @@
 //   rank's buffers or request slot change, which other ranks cannot know.
 #include <algorithm>
 #include <iterator>
+#include <mutex>
 
 #include "core/error.h"
 #include "transport/graph_comms.h"
@@ -96,15 +97,19 @@ constexpr bool symmetric_graphs = false;
 // the job would abort. While one of its requests is waited for or tested,
 // MPI_COMM_WORLD returns errors; its own handler is restored after.
 // MPI_Request_get_status, which raises nothing, does not report the error.
+// Threads that wait at once share one swap (the first saves the handler,
+// the last restores it), so that none restores another's.
 class WorldReturnsErrors {
  public:
 #if defined(OMPI_MAJOR_VERSION)
   WorldReturnsErrors() {
-    if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_) == MPI_SUCCESS)
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (users_++ == 0 && MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_) == MPI_SUCCESS)
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }
   ~WorldReturnsErrors() {
-    if (saved_ == MPI_ERRHANDLER_NULL) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--users_ > 0 || saved_ == MPI_ERRHANDLER_NULL) return;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_);
     MPI_Errhandler_free(&saved_);
   }
@@ -112,7 +117,9 @@ class WorldReturnsErrors {
   WorldReturnsErrors &operator=(const WorldReturnsErrors &) = delete;
 
  private:
-  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+  static inline std::mutex mutex_;
+  static inline int users_ = 0;
+  static inline MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
 #endif
 };
 

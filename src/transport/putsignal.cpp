@@ -367,11 +367,7 @@ class PutSignalTransport final : public Transport {
   void drain_strays_now();       // all of them, blocking (destroy)
   int spill(PutChannel &c, int k);  // message k of c out of its region, credit returned
   int earlier_regions_seen(PutChannel &c, int k, bool *seen);
-  bool strays_empty() const {
-    return draining_.empty() && std::all_of(std::begin(strays_), std::end(strays_), [](const std::vector<int> &v) {
-             return std::all_of(v.begin(), v.end(), [](int n) { return n == 0; });
-           });
-  }
+  bool strays_empty() const { return draining_.empty() && strays_left_[0] == 0 && strays_left_[1] == 0; }
   // Large message k of c still needs its region's signal.
   bool awaits_signal(const PutChannel &c, int k) {
     return receivers_of(c.dir)[k].capacity > 0 && !c.marked[k] && c.held[k] == Held::no;
@@ -411,9 +407,10 @@ class PutSignalTransport final : public Transport {
   // operation's receive may take), if they are.
   std::string broken_;
   // Large messages of failed operations, received by no receive: per
-  // direction, the count still to drain per peer and tag (stray_index);
-  // those being received.
+  // direction, the count still to drain per peer and tag (stray_index), and
+  // their sum (every progress looks at it); those being received.
   std::vector<int> strays_[kDirections];
+  int strays_left_[kDirections] = {0, 0};
   struct Drained {
     std::vector<char> sink;
     MPI_Request req;
@@ -765,16 +762,19 @@ int PutSignalTransport::write(PutChannel &c, int k) {
     c.sends.emplace_back();
     STF_CHECK(isend_bytes(staged, bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm, &c.sends.back()));
   }
+  int rc = STF_SUCCESS;
   if (p.via == Via::heap) {
     if (!mark) std::memcpy(p.ring.region(c.seq), staged, bytes);
     p.ring.publish(c.seq, bytes, mark);
   } else {
-    STF_CHECK(mark ? signal_rma(p, c.seq, bytes, true) : put_rma(p, c.seq, staged, bytes));
+    rc = mark ? signal_rma(p, c.seq, bytes, true) : put_rma(p, c.seq, staged, bytes);
   }
+  // Not pending any more, also where the signal failed: a second try would
+  // send the large message again.
   c.pending[k] = 0;
   c.npending--;
   pending_--;
-  return STF_SUCCESS;
+  return rc;
 }
 
 // Message k of c has arrived in its region: remember a sender whose size
@@ -798,6 +798,7 @@ void PutSignalTransport::stray(PutChannel &c, int k) {
   const Peer &p = receivers_of(c.dir)[k];
   c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
   strays_[dir_index(c.dir)][stray_index(k, c.seq)]++;
+  strays_left_[dir_index(c.dir)]++;
   for (PutChannel *o : channels_)
     if (o->seq_set && o->receiving && o->dir == c.dir && o->seq > c.seq &&
         large_tag(o->dir, o->seq) == large_tag(c.dir, c.seq) && large(p, o->unit_bytes)) {
@@ -810,7 +811,7 @@ void PutSignalTransport::stray(PutChannel &c, int k) {
 
 int PutSignalTransport::drain_strays() {
   for (int d = 0; d < kDirections; d++)
-    for (std::size_t i = 0; i < strays_[d].size(); i++)
+    for (std::size_t i = 0; strays_left_[d] > 0 && i < strays_[d].size(); i++)
       while (strays_[d][i] > 0) {
         const int k = static_cast<int>(i / (2 * slots_));
         const int tag = large_tag(d == 0 ? Direction::root_to_leaf : Direction::leaf_to_root, i % (2 * slots_));
@@ -826,6 +827,7 @@ int PutSignalTransport::drain_strays() {
         STF_CHECK(count.set(x.sink.size()));
         STF_MPI(MPI_Imrecv(x.sink.data(), count.count(), count.type(), &message, &x.req));
         strays_[d][i]--;
+        strays_left_[d]--;
       }
   for (int done = 1; done && !draining_.empty();) {
     STF_MPI(MPI_Test(&draining_.front().req, &done, MPI_STATUS_IGNORE));
@@ -1029,10 +1031,10 @@ int PutSignalTransport::wait_recv(Channel &c) {
 
 int PutSignalTransport::wait_strays(Direction d) {
   if (!broken_.empty()) return STF_SUCCESS;  // the counts may be off; new operations are refused anyway
-  const std::vector<int> &left = strays_[dir_index(d)];
+  const int &left = strays_left_[dir_index(d)];
   return poll_until(
       [&](bool *done) {
-        *done = std::none_of(left.begin(), left.end(), [](int n) { return n > 0; });
+        *done = left == 0;
         return STF_SUCCESS;
       },
       [] { return std::string("the message of an earlier, failed operation"); });
