@@ -145,10 +145,11 @@ void set_attributes(Private *p, MPI_Comm c, bool of_user) {
 int duplicate(MPI_Comm c, bool of_user, Private **out) {
   MPI_Comm dup = MPI_COMM_NULL;
   Private *p = nullptr;
-  int rc = MPI_Comm_dup(c, &dup);
-  if (rc != MPI_SUCCESS) {
+  const int mpi_rc = MPI_Comm_dup(c, &dup);
+  int rc = STF_SUCCESS;
+  if (mpi_rc != MPI_SUCCESS) {
     dup = MPI_COMM_NULL;
-    rc = mpi_error(rc, "MPI_Comm_dup");
+    rc = mpi_error(mpi_rc, "MPI_Comm_dup");
   } else {
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);  // MPI failures become error codes
     try {

@@ -64,6 +64,8 @@ model::CommStats comm_stats(const Traffic &t, double u) {
 
 Prediction of(const std::string &type, const model::Cost &c) { return {type, c.seconds, c.dominant}; }
 
+double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s[s.size() / 2]; }
+
 }  // namespace
 
 bool auto_candidate(const std::string &type) {
@@ -107,7 +109,7 @@ int autotune_pick(int rounds, const std::function<double(int)> &time_round,
   for (int c = 0; c < candidates; c++) {
     std::vector<double> &s = (*samples)[c];
     std::sort(s.begin(), s.end());
-    const double median = s.empty() ? 0 : s[s.size() / 2];
+    const double median = median_of_sorted(s);
     if (c == 0 || median < best_median) best = c, best_median = median;
   }
   return best;
@@ -123,13 +125,12 @@ struct TrialData {
 // One round of a candidate: a bcast and a reduce of doubles, the slowest
 // rank's time.
 double time_candidate(stf_sf sf, TrialData &data) {
-  std::vector<double> &roots = data.roots, &leaves = data.leaves;
   MPI_Comm comm = MPI_COMM_NULL;
   stf_get_comm(sf, &comm);
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
-  stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE);
-  stf_reduce(sf, MPI_DOUBLE, leaves.data(), roots.data(), MPI_SUM);
+  stf_bcast(sf, MPI_DOUBLE, data.roots.data(), data.leaves.data(), MPI_REPLACE);
+  stf_reduce(sf, MPI_DOUBLE, data.leaves.data(), data.roots.data(), MPI_SUM);
   double t = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
   return t;
@@ -174,7 +175,7 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int ea
     for (stf_sf c : copies) time_candidate(c, data);  // warm-up
     // Two references: small enough for std::function to hold without allocating.
     *best = autotune_pick(rounds, [&copies, &data](int c) { return time_candidate(copies[c], data); }, &seen);
-    for (const std::vector<double> &s : seen) medians->push_back(s.empty() ? 0 : s[s.size() / 2]);
+    for (const std::vector<double> &s : seen) medians->push_back(median_of_sorted(s));  // sorted by autotune_pick
   }
   for (stf_sf &c : copies) stf_destroy(&c);
   return rc;

@@ -310,12 +310,15 @@ class PutSignalTransport final : public Transport {
   // message that came in its region instead (the ranks' units differ)
   // takes no later operation's message.
   int large_tag(Direction d, std::uint64_t n) const {
-    const int residues = 2 * slots_;
-    return comm_.transport_tag(tag_large_first + dir_index(d) * 2 * kMaxSlots + static_cast<int>(n % residues));
+    return large_tag_at(dir_index(d), static_cast<int>(n % large_tags()));
+  }
+  int large_tags() const { return 2 * slots_; }  // per direction
+  int large_tag_at(int dir, int residue) const {
+    return comm_.transport_tag(tag_large_first + dir * 2 * kMaxSlots + residue);
   }
   // Index of (receiving peer k, operation n) in strays_.
   std::size_t stray_index(int k, std::uint64_t n) const {
-    return static_cast<std::size_t>(k) * 2 * slots_ + static_cast<std::size_t>(n % (2 * slots_));
+    return static_cast<std::size_t>(k) * large_tags() + static_cast<std::size_t>(n % large_tags());
   }
   bool rma_writable(const Peer &p, std::uint64_t n, std::uint64_t previous);
   // A staged message into its region, and its signal, if the region is free.
@@ -444,7 +447,7 @@ void PutSignalTransport::prepare() {
   }
   std::size_t most = 0;  // requests of the largest exchange
   for (int d = 0; d < kDirections; d++) {
-    strays_[d].assign(recv_peers_[d].size() * 2 * slots_, 0);
+    strays_[d].assign(recv_peers_[d].size() * large_tags(), 0);
     most = std::max(most, recv_peers_[d].size() + send_peers_[d].size());
     for (const Peer &p : recv_peers_[d]) {
       at_.heap_rings[d].push_back(p.via == Via::heap ? static_cast<MPI_Aint>(heap_bytes_) : -1);
@@ -813,8 +816,8 @@ int PutSignalTransport::drain_strays() {
   for (int d = 0; d < kDirections; d++)
     for (std::size_t i = 0; strays_left_[d] > 0 && i < strays_[d].size(); i++)
       while (strays_[d][i] > 0) {
-        const int k = static_cast<int>(i / (2 * slots_));
-        const int tag = large_tag(d == 0 ? Direction::root_to_leaf : Direction::leaf_to_root, i % (2 * slots_));
+        const int k = static_cast<int>(i / large_tags());
+        const int tag = large_tag_at(d, static_cast<int>(i % large_tags()));
         int found = 0;
         MPI_Message message;
         MPI_Status status;
