@@ -12,10 +12,13 @@ namespace stft {
 namespace {
 constexpr int kMaxPrinted = 25;  // per rank: enough to diagnose, not a flood
 char watchdog_message[256];
+// The checker's context, as a line for the watchdog to print: where it hung.
+char watchdog_context[512];
 
 void on_alarm(int) {
   // Only async-signal-safe calls here.
   ssize_t ignored = write(2, watchdog_message, std::strlen(watchdog_message));
+  ignored = write(2, watchdog_context, strnlen(watchdog_context, sizeof watchdog_context));
   (void)ignored;
   _exit(3);
 }
@@ -31,6 +34,7 @@ Checker::Checker(const char *name, std::uint64_t seed) : name_(name), seed_(seed
 void Checker::context(const std::string &ctx) {
   if (trace_ && ctx != context_) std::fprintf(stderr, "[rank %d] %.3f s: %s\n", rank_, MPI_Wtime() - start_, ctx.c_str());
   context_ = ctx;
+  std::snprintf(watchdog_context, sizeof watchdog_context, "[rank %d] in: %s\n", rank_, ctx.c_str());
 }
 
 Checker::Checker(const char *name, int argc, char **argv, std::uint64_t dflt)
