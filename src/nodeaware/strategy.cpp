@@ -178,6 +178,7 @@ class NodeAware : public Strategy {
     auto room = [&](stf_int n) { return n ? (static_cast<std::size_t>(n) + 1) * extent : 0; };
     STF_CHECK(op->send.reserve(room(chain->send_units), op->src_mem));
     STF_CHECK(op->recv.reserve(room(chain->recv_units), op->src_mem));
+    inflight_.reserve(inflight_.size() + 1);  // nothing may fail once the steps run
     op->busy = true;
     op->error = STF_SUCCESS;
     bool done = false;

@@ -204,6 +204,7 @@ struct PutChannel : ChannelState {
   // Send side, per sending peer.
   std::vector<Route> route;
   std::vector<std::uint64_t> previous;  // the previous message of each one's region (SlotRing::writable)
+  bool lent = false;  // lend_send took the regions' turns, post_send has not finished
   std::vector<char> pending;  // staged, not written yet
   int npending = 0;
   std::vector<char> staging;  // staged and large messages, at the plan's offsets
@@ -281,10 +282,19 @@ class PutSignalTransport final : public Transport {
   int wait_send(Channel &c) override;
   int test_recv(Channel &c, bool *done) override;
   int test_send(Channel &c, bool *done) override;
-  // Its large receives would take the channel's next messages.
+  // Its large receives would take the channel's next messages. A begin that
+  // failed after lend_send, before post_send finished, gives its regions'
+  // turns back: the slot's next begin, with the same operation number, pairs
+  // with the peers' operation, which waits for this one's messages.
   void abandon(Channel &c) override {
     if (!c.state) return;
-    for (MPI_Request &r : c.get<PutChannel>().recvs) cancel_receive(&r);
+    PutChannel &s = c.get<PutChannel>();
+    for (MPI_Request &r : s.recvs) cancel_receive(&r);
+    if (!s.lent) return;
+    std::vector<Peer> &peers = senders_of(s.dir);
+    for (std::size_t k = 0; k < peers.size(); k++)
+      if (peers[k].capacity > 0) peers[k].last_in_region[s.seq & (slots_ - 1)] = s.previous[k];
+    s.lent = false;
   }
 
  private:
@@ -630,18 +640,18 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   PutChannel &s = start(c, d, ub);
   const Messages &m = receivers(plan_, d);
   const std::vector<Peer> &peers = receivers_of(d);
+  // Sized (each on its own: a shortage may stop between them) before the
+  // channel counts as receiving, which progress reads them by.
+  s.held.resize(peers.size());
+  s.marked.resize(peers.size());
+  s.recvs.resize(peers.size(), MPI_REQUEST_NULL);
+  s.recv_types.resize(peers.size());
+  if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
   s.receiving = true;
   s.waited = false;
   s.data = const_cast<void **>(recv);
   s.nreceive = static_cast<int>(peers.size());
-  if (s.held.size() != peers.size()) {  // the channel's first operation: its direction is fixed
-    s.held.resize(peers.size());
-    s.marked.resize(peers.size());
-    s.recvs.resize(peers.size());
-    s.recv_types.resize(peers.size());
-  }
   s.nrecvs = 0;
-  if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
     s.held[k] = Held::no;
     s.marked[k] = 0;
@@ -660,11 +670,9 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   PutChannel &s = start(c, d, ub);
   const Messages &m = senders(plan_, d);
   std::vector<Peer> &peers = senders_of(d);
-  if (s.route.size() != peers.size()) {  // the channel's first operation
-    s.route.resize(peers.size());
-    s.previous.resize(peers.size());
-    s.pending.resize(peers.size());
-  }
+  s.route.resize(peers.size());  // each on its own, as in post_recv
+  s.previous.resize(peers.size());
+  s.pending.resize(peers.size());
   s.forget_pending();
   if (s.staging.size() < m.idx.size() * ub) s.staging.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
@@ -681,6 +689,7 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
       s.route[k] = Route::region;
     send[k] = s.route[k] == Route::region ? p.ring.region(s.seq) : s.staging.data() + m.offset[k] * ub;
   }
+  s.lent = true;
   return STF_SUCCESS;
 }
 
@@ -705,6 +714,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         pending_++;
         break;
     }
+  s.lent = false;
   return s.npending ? progress(false) : STF_SUCCESS;
 }
 

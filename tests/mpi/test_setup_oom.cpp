@@ -17,8 +17,12 @@
 // rank whose begin runs out of memory can leave the others waiting; the
 // header says so): the shortage ends at the trial's first MPI_Barrier,
 // which this program intercepts (the MPI profiling interface).
-// --hosts-as-nodes (the cluster suite) runs the part that takes its nodes
-// from the hosts: putsignal, auto's choice and the node-aware strategies.
+// Then a bcast's begin short of memory on one rank (once), which that rank
+// begins again, the others beginning theirs after the failure
+// (begin_short_of_memory).
+// --hosts-as-nodes (the cluster suite) runs the set-ups that take their
+// nodes from the hosts: putsignal, auto's choice and the node-aware
+// strategies.
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -218,6 +222,53 @@ bool create_short_of_memory(Checker &ck, const Case &c, int victim, long n, bool
   return fired;
 }
 
+// A bcast whose begin runs short of memory on one rank at its n-th
+// allocation (once), and which that rank begins again: the second begin
+// pairs with the peers' bcast, and every rank gets the oracle's values,
+// then and in a next bcast. Returns whether an allocation failed.
+bool begin_short_of_memory(Checker &ck, const Case &c, const char *options, int victim, long n) {
+  stf_sf sf = make_sf(ck, c, options);
+  if (!sf) return false;
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  MPI_Barrier(MPI_COMM_WORLD);
+  failed_one = false;
+  std::vector<double> roots(c.nroots), leaves(c.nleaves, -1);
+  for (stf_int r = 0; r < c.nroots; r++) roots[r] = 1000.0 * me + r;
+  if (me == victim) {
+    stays_short = false;
+    allocations_left = n;
+  }
+  // The others begin once the first begin has failed: its receives, then
+  // cancelled, cannot have taken their messages (that race is not covered).
+  stf_request req = nullptr;
+  int rc = STF_SUCCESS;
+  if (me == victim) rc = stf_bcast_begin(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE, &req);
+  allocations_left = -1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me != victim) rc = stf_bcast_begin(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE, &req);
+  if (rc != STF_SUCCESS) {
+    ck.check(me == victim && rc == STF_ERR_MEMORY, "stf_bcast_begin: %s (%s)", stf_error_name(rc),
+             stf_last_error_message());
+    rc = stf_bcast_begin(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE, &req);
+    ck.code(rc, STF_SUCCESS, "stf_bcast_begin again");
+  }
+  if (req) rc = stf_bcast_end(sf, &req);
+  // A node-aware strategy's begin keeps the failure of a step's begin for
+  // its end (alone on its communicator, nobody waits for it).
+  if (!(rc == STF_ERR_MEMORY && nranks == 1 && std::strstr(options, "step"))) {
+    ck.code(rc, STF_SUCCESS, "stf_bcast_end");
+    int wrong = 0;
+    for (stf_int i = 0; i < c.nleaves; i++)
+      wrong += leaves[c.ilocal[i]] != 1000.0 * c.remote[i].rank + c.remote[i].index;
+    ck.check(wrong == 0, "%d leaves wrong after the bcast", wrong);
+  }
+  check_bcast(ck, sf, c);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  int fired = failed_one ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return fired != 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -287,6 +338,27 @@ int main(int argc, char **argv) {
         if (!create_short_of_memory(ck, c, victim, n, persistent)) break;
       }
       ck.check(n > 0, "stf_create allocated nothing on rank %d", victim);
+    }
+  // Begins that fail on one rank and are begun again: the transports whose
+  // begin is local (not window's fences and epochs); putsignal through its
+  // regions and, with units larger than a region, by MPI with a mark (a peer
+  // that never comes is a timeout); 2step on one rank.
+  const char *const begin_types[] = {
+      "-stf_type basic",
+      "-stf_type neighbor",
+      "-stf_type collective",
+      "-stf_type putsignal -stf_ranks_per_node 2 -stf_putsignal_timeout 5",
+      "-stf_type putsignal -stf_ranks_per_node 2 -stf_putsignal_timeout 5 -stf_putsignal_unit_bytes 1",
+      "-stf_type 2step -stf_ranks_per_node 2"};
+  for (const char *options : begin_types)
+    for (int victim = 0; victim < nranks && !hosts; victim++) {
+      if (victim > 0 && victim < nranks - 1) continue;
+      if (std::strstr(options, "step") && nranks > 1) continue;
+      for (long n = 0;; n++) {
+        ck.context(std::string(options) + ": rank " + std::to_string(victim) + " short of memory at allocation " +
+                   std::to_string(n) + " of a bcast's begin, which it begins again");
+        if (!begin_short_of_memory(ck, c, options, victim, n)) break;
+      }
     }
 #else
   if (me == 0) std::printf("test_setup_oom: skipped under a sanitizer, whose runtime replaces operator new\n");
