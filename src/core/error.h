@@ -16,6 +16,16 @@ int mpi_error(int mpi_rc, const char *call);
 // Inside a catch handler: the code and message for the exception in flight
 // (allocation failures are STF_ERR_MEMORY, anything else STF_ERR_INTERNAL).
 int exception_error() noexcept;
+// Runs step; an exception (an allocation failing half way) becomes its
+// code, so that the caller cleans up as after any failure.
+template <class Step>
+int contained(Step step) {
+  try {
+    return step();
+  } catch (...) {
+    return exception_error();
+  }
+}
 
 }  // namespace stf
 

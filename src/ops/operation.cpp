@@ -88,21 +88,6 @@ int resolve_unit(const OpArgs &a, Resolved *out) {
   return a.kind == OpKind::fetch_and_op ? get_kernels(*out->unit, MPI_REPLACE, &out->copy) : STF_SUCCESS;
 }
 
-namespace {
-
-// Runs one step of an operation; an exception (an allocation failing half
-// way) becomes its code, so that the caller cleans up as after any failure.
-template <class Step>
-int contained(Step step) {
-  try {
-    return step();
-  } catch (...) {
-    return exception_error();
-  }
-}
-
-}  // namespace
-
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
   *req = nullptr;
   STF_CHECK(check_data(*mover.graph, a));

@@ -21,12 +21,8 @@ int check_memtype(int m, OpKind kind) {
 int begin_staged(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *req) {
   stf_request r = nullptr;
   STF_CHECK(acquire_request(sf->engine, sf->engine, a.kind, res.unit->extent, &r));
-  int rc = STF_SUCCESS;
-  try {  // the request goes back whatever failed
-    rc = sf->strategy->begin(a, res, &r->staged);
-  } catch (...) {
-    rc = exception_error();
-  }
+  // The request goes back whatever failed, a throw included.
+  const int rc = contained([&] { return sf->strategy->begin(a, res, &r->staged); });
   if (rc) {
     r->staged = nullptr;
     release_request(r);
