@@ -120,14 +120,24 @@ stf_sf make_sf(Checker &ck, const Case &c, const char *options, MPI_Comm comm = 
   return sf;
 }
 
-void check_bcast(Checker &ck, stf_sf sf, const Case &c) {
-  std::vector<double> roots(c.nroots), leaves(c.nleaves, -1);
+// Root r of rank p holds 1000 p + r, which a bcast brings to its leaves.
+std::vector<double> roots_of(const Case &c) {
+  std::vector<double> roots(c.nroots);
   for (stf_int r = 0; r < c.nroots; r++) roots[r] = 1000.0 * me + r;
-  if (!ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "stf_bcast")) return;
+  return roots;
+}
+
+void check_leaves(Checker &ck, const Case &c, const std::vector<double> &leaves) {
   int wrong = 0;
   for (stf_int i = 0; i < c.nleaves; i++)
     wrong += leaves[c.ilocal[i]] != 1000.0 * c.remote[i].rank + c.remote[i].index;
   ck.check(wrong == 0, "%d leaves wrong after the bcast", wrong);
+}
+
+void check_bcast(Checker &ck, stf_sf sf, const Case &c) {
+  std::vector<double> roots = roots_of(c), leaves(c.nleaves, -1);
+  if (!ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "stf_bcast")) return;
+  check_leaves(ck, c, leaves);
 }
 
 // One rank short of memory from its n-th allocation in stf_setup. Returns
@@ -232,8 +242,7 @@ bool begin_short_of_memory(Checker &ck, const Case &c, const char *options, int 
   ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
   MPI_Barrier(MPI_COMM_WORLD);
   failed_one = false;
-  std::vector<double> roots(c.nroots), leaves(c.nleaves, -1);
-  for (stf_int r = 0; r < c.nroots; r++) roots[r] = 1000.0 * me + r;
+  std::vector<double> roots = roots_of(c), leaves(c.nleaves, -1);
   if (me == victim) {
     stays_short = false;
     allocations_left = n;
@@ -257,10 +266,7 @@ bool begin_short_of_memory(Checker &ck, const Case &c, const char *options, int 
   // its end (alone on its communicator, nobody waits for it).
   if (!(rc == STF_ERR_MEMORY && nranks == 1 && std::strstr(options, "step"))) {
     ck.code(rc, STF_SUCCESS, "stf_bcast_end");
-    int wrong = 0;
-    for (stf_int i = 0; i < c.nleaves; i++)
-      wrong += leaves[c.ilocal[i]] != 1000.0 * c.remote[i].rank + c.remote[i].index;
-    ck.check(wrong == 0, "%d leaves wrong after the bcast", wrong);
+    check_leaves(ck, c, leaves);
   }
   check_bcast(ck, sf, c);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
