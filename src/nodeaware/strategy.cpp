@@ -59,7 +59,7 @@ const std::vector<Action> reduce_2 = {{true, L},  {true, R1}, {false, R1}, {true
 
 }  // namespace
 
-struct StagedOp {
+struct StrategyOp {
   bool busy = false;
   Chain *chain = nullptr;
   const std::vector<Action> *actions = nullptr;
@@ -161,10 +161,10 @@ class NodeAware : public Strategy {
     return chain_for(sizeof(double), &c);
   }
 
-  int begin(const OpArgs &a, const Resolved &res, StagedOp **out) override {
+  int begin(const OpArgs &a, const Resolved &res, StrategyOp **out) override {
     Chain *chain = nullptr;
     STF_CHECK(chain_for(res.unit->packed_bytes, &chain));
-    StagedOp *op = free_op();
+    StrategyOp *op = free_op();
     if (!op) return set_error(STF_ERR_MEMORY, "cannot allocate a node-aware operation");
     op->chain = chain;
     op->args = a;
@@ -188,10 +188,10 @@ class NodeAware : public Strategy {
     return STF_SUCCESS;
   }
 
-  int advance(StagedOp *op, bool wait, bool *done) override {
+  int advance(StrategyOp *op, bool wait, bool *done) override {
     *done = false;
     bool older_done = true;
-    for (StagedOp *older : inflight_) {  // in begin order
+    for (StrategyOp *older : inflight_) {  // in begin order
       if (older == op) break;
       bool d = false;
       run(older, wait, false, &d);
@@ -263,10 +263,10 @@ class NodeAware : public Strategy {
     return stf_get_memtype(p, out);
   }
 
-  StagedOp *free_op() {
+  StrategyOp *free_op() {
     for (auto &op : ops_)
       if (!op->busy) return op.get();
-    ops_.push_back(std::make_unique<StagedOp>());
+    ops_.push_back(std::make_unique<StrategyOp>());
     return ops_.back().get();
   }
 
@@ -300,7 +300,7 @@ class NodeAware : public Strategy {
   }
 
   // The arrays a step reads and writes for op (steps.h: bcast direction).
-  void arrays(const StagedOp *op, Step k, const void **root, stf_memtype *rmem, void **leaf, stf_memtype *lmem,
+  void arrays(const StrategyOp *op, Step k, const void **root, stf_memtype *rmem, void **leaf, stf_memtype *lmem,
               MPI_Op *how) const {
     const bool bcast = op->args.kind == OpKind::bcast;
     const bool two = kind_ == NodeAwareKind::two_step;
@@ -330,7 +330,7 @@ class NodeAware : public Strategy {
   // error is kept for the operation's end, and every later step still
   // runs, as on the ranks where nothing failed, which would otherwise wait
   // for this rank's part for ever. A step whose begin failed has no end.
-  void run(StagedOp *op, bool wait, bool first, bool *done) {
+  void run(StrategyOp *op, bool wait, bool first, bool *done) {
     *done = false;
     const auto &acts = *op->actions;
     for (; op->next < acts.size(); op->next++) {
@@ -367,7 +367,7 @@ class NodeAware : public Strategy {
 
   // The first failure of op's steps, with its message (later steps may
   // overwrite the thread's last message).
-  static void keep(StagedOp *op, int rc) {
+  static void keep(StrategyOp *op, int rc) {
     if (rc == STF_SUCCESS || op->error != STF_SUCCESS) return;
     op->error = rc;
     op->message = stf_last_error_message();
@@ -378,8 +378,8 @@ class NodeAware : public Strategy {
   long split_bytes_;
   std::string node_transport_, net_transport_;
   std::map<stf_int, std::unique_ptr<Chain>> chains_;  // by chunk units (0: no cap)
-  std::vector<std::unique_ptr<StagedOp>> ops_;
-  std::vector<StagedOp *> inflight_;  // begun and not ended, in begin order
+  std::vector<std::unique_ptr<StrategyOp>> ops_;
+  std::vector<StrategyOp *> inflight_;  // begun and not ended, in begin order
 };
 
 }  // namespace

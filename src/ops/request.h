@@ -31,7 +31,7 @@ inline int timing_index(OpKind k) {
 void count_wait(stf_request r);
 
 struct DeviceState;
-struct StagedOp;  // an operation of a node-aware strategy (sf/strategy.h)
+struct StrategyOp;  // an operation of a node-aware strategy (sf/strategy.h)
 
 }  // namespace stf
 
@@ -82,7 +82,7 @@ struct alignas(256) stf_request_s {
 
   // Set while the SF's strategy runs this operation (its steps hold the
   // data; this slot only carries the request's identity).
-  stf::StagedOp *staged = nullptr;
+  stf::StrategyOp *strategy_op = nullptr;
 
   stf_request_s();
   ~stf_request_s();

@@ -15,17 +15,17 @@ struct stf_sf_s;
 namespace stf {
 
 // One operation in flight in a strategy; the request (request.h) points at it.
-struct StagedOp;
+struct StrategyOp;
 
 class Strategy {
  public:
   virtual ~Strategy() = default;
   // Begin a bcast or reduce (collective like any begin: every rank begins
   // the SF's operations in the same order). *op is what advance takes.
-  virtual int begin(const OpArgs &a, const Resolved &res, StagedOp **op) = 0;
+  virtual int begin(const OpArgs &a, const Resolved &res, StrategyOp **op) = 0;
   // Take op's steps as far as they go: to the end if wait (stf_*_end), else
   // without waiting (stf_test). *done: op finished and is free again.
-  virtual int advance(StagedOp *op, bool wait, bool *done) = 0;
+  virtual int advance(StrategyOp *op, bool wait, bool *done) = 0;
   // The steps' counters added to *s (stf_get_stats), and reset.
   virtual void add_stats(stf_stats *s) const = 0;
   virtual void reset_stats() = 0;

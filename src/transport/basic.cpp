@@ -33,7 +33,7 @@ struct BasicChannel : ChannelState {
   }
 };
 
-class BasicTransport : public Transport {
+class BasicTransport : public TransportDefaults {
  public:
   explicit BasicTransport(const TransportContext &ctx) : comm_(ctx.comm), plan_(ctx.plan) {}
   const char *name() const override { return "basic"; }

@@ -78,7 +78,7 @@ Verdict judge(const Comm &comm, const Graph &g, const std::vector<int> &counts, 
   return v;
 }
 
-class CollectiveTransport : public Transport {
+class CollectiveTransport : public TransportDefaults {
  public:
   explicit CollectiveTransport(const TransportContext &ctx)
       : comm_(ctx.comm.comm), me_(ctx.comm.rank), requested_(ctx.opts.type) {}

@@ -125,7 +125,7 @@ class WorldReturnsErrors {
 #endif
 };
 
-class NeighborTransport : public Transport {
+class NeighborTransport : public TransportDefaults {
  public:
   explicit NeighborTransport(const TransportContext &ctx) : comm_(ctx.comm.comm), plan_(ctx.plan) {}
   ~NeighborTransport() override {

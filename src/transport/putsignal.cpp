@@ -12,7 +12,7 @@
 // - Peers on other nodes: the same protocol over MPI RMA: a window per SF
 //   (MPI_Win_allocate, passive target with MPI_Win_lock_all for the SF's
 //   life) holding the rings of my off-node senders and my credit words for
-//   my off-node receivers. The sender packs into a staging buffer, puts the
+//   my off-node receivers. The sender packs into an outbox, puts the
 //   message, flushes (so the data is there before the signal), then writes
 //   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
 //   flushed locally at once; the receiver polls its own window memory
@@ -48,7 +48,7 @@
 //   begins the operations of an SF in the same order, so sender and
 //   receiver agree without a message. A sender that finds its region still
 //   in use (more than S operations in flight) never waits in begin: it
-//   packs into its staging buffer and writes the region later (or sends a
+//   packs into its outbox and writes the region later (or sends a
 //   large message and writes its mark), from any later call into the
 //   transport. A rank that waits (in an end) also moves messages that
 //   arrived for operations it has not ended yet out of their regions
@@ -91,7 +91,7 @@ namespace stf {
 
 const OptionSpec putsignal_slots_option = {
     "stf_putsignal_slots", "STF_PUTSIGNAL_SLOTS", "1|2|4|8|16|32|64",
-    "putsignal transport: regions per peer and direction, i.e. operations in flight before a sender stages "
+    "putsignal transport: regions per peer and direction, i.e. operations in flight before a sender queues "
     "its message (default 4)",
     "4", nullptr};
 const OptionSpec putsignal_unit_bytes_option = {
@@ -139,7 +139,7 @@ enum class Via : unsigned char { heap, rma };
 // returned by release_recv).
 enum class Held : unsigned char { no, spilled, in_region };
 // How one message of an operation goes.
-enum class Route : unsigned char { region, staged, large };
+enum class Route : unsigned char { region, queued, large };
 
 // One peer of one direction, as sender or receiver.
 struct Peer {
@@ -158,13 +158,13 @@ struct PutChannel : ChannelState {
   // The transport's list of its channels (progress looks at them all); the
   // ops layer frees channels before their transport.
   std::vector<PutChannel *> *listed = nullptr;
-  int *pending_total = nullptr;  // the transport's count of staged messages, which includes this one's
+  int *pending_total = nullptr;  // the transport's count of queued messages, which includes this one's
   ~PutChannel() override {
     if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
     forget_pending();
     abandon_active_sends();
   }
-  // Staged messages that will not be written (the channel goes, or takes a
+  // Queued messages that will not be written (the channel goes, or takes a
   // new operation after this one failed) leave the transport's count, so
   // that progress stops looking for them.
   void forget_pending() {
@@ -193,7 +193,7 @@ struct PutChannel : ChannelState {
     static auto *kept = new std::vector<std::vector<char>>;  // never destroyed: also safe in exit's destructors
     std::lock_guard<std::mutex> guard(lock);
     try {
-      kept->push_back(std::move(staging));
+      kept->push_back(std::move(outbox));
     } catch (const std::bad_alloc &) {  // no exception leaves a destructor; the buffer goes
     }
   }
@@ -205,9 +205,9 @@ struct PutChannel : ChannelState {
   std::vector<Route> route;
   std::vector<std::uint64_t> previous;  // the previous message of each one's region (SlotRing::writable)
   bool lent = false;  // lend_send took the regions' turns, post_send has not finished
-  std::vector<char> pending;  // staged, not written yet
+  std::vector<char> pending;  // queued, not written yet
   int npending = 0;
-  std::vector<char> staging;  // staged and large messages, at the plan's offsets
+  std::vector<char> outbox;  // queued and large messages, at the plan's offsets
   std::vector<MPI_Request> sends;
   // Receive side, per receiving peer.
   bool receiving = false;  // posted, not released
@@ -242,7 +242,7 @@ bool cancel_receive(MPI_Request *r) {
   return cancelled != 0;
 }
 
-class PutSignalTransport final : public Transport {
+class PutSignalTransport final : public TransportDefaults {
  public:
   explicit PutSignalTransport(const TransportContext &ctx)
       : comm_(ctx.comm), topo_(ctx.topology), plan_(ctx.plan),
@@ -331,7 +331,7 @@ class PutSignalTransport final : public Transport {
     return static_cast<std::size_t>(k) * large_tags() + static_cast<std::size_t>(n % large_tags());
   }
   bool rma_writable(const Peer &p, std::uint64_t n, std::uint64_t previous);
-  // A staged message into its region, and its signal, if the region is free.
+  // A queued message into its region, and its signal, if the region is free.
   int write(PutChannel &c, int k);
   int put_rma(const Peer &p, std::uint64_t n, const void *data, std::size_t bytes);
   int signal_rma(const Peer &p, std::uint64_t n, std::size_t bytes, bool mark);
@@ -344,12 +344,12 @@ class PutSignalTransport final : public Transport {
   // The large messages of c: whether they have all arrived, and waiting for them.
   int test_large(PutChannel &c, bool *done);
   int wait_large(PutChannel &c);
-  // Writes staged messages that now may be; with drain, also moves arrived
+  // Writes queued messages that now may be; with drain, also moves arrived
   // messages of operations not waited for yet out of their regions.
   int progress(bool drain);
   int wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int), PutChannel &c,
                  int k);
-  // Every wait: calls ready(&done) until it says done, moving staged and
+  // Every wait: calls ready(&done) until it says done, moving queued and
   // arrived messages meanwhile; after -stf_putsignal_timeout,
   // STF_ERR_TIMEOUT waiting for what().
   template <class Ready, class What>
@@ -415,7 +415,7 @@ class PutSignalTransport final : public Transport {
   std::size_t heap_bytes_ = 0, rma_bytes_ = 0;
   int heap_links_ = 0, rma_links_ = 0;  // (peer, direction, send or receive) through each
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
-  int pending_ = 0;                   // staged messages not written yet, in all of them
+  int pending_ = 0;                   // queued messages not written yet, in all of them
   // Why new operations are refused (a timeout, or a message that a later
   // operation's receive may take), if they are.
   std::string broken_;
@@ -674,10 +674,10 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   s.previous.resize(peers.size());
   s.pending.resize(peers.size());
   s.forget_pending();
-  if (s.staging.size() < m.idx.size() * ub) s.staging.resize(m.idx.size() * ub);
+  if (s.outbox.size() < m.idx.size() * ub) s.outbox.resize(m.idx.size() * ub);
   for (std::size_t k = 0; k < peers.size(); k++) {
     Peer &p = peers[k];
-    s.route[k] = large(p, ub) ? Route::large : Route::staged;
+    s.route[k] = large(p, ub) ? Route::large : Route::queued;
     s.previous[k] = 0;
     s.pending[k] = 0;
     if (p.capacity > 0) {  // region seq % S takes the message, or the mark of a large one
@@ -685,9 +685,9 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
       s.previous[k] = last;
       last = s.seq + 1;
     }
-    if (s.route[k] == Route::staged && p.via == Via::heap && p.ring.writable(s.seq, s.previous[k]))
+    if (s.route[k] == Route::queued && p.via == Via::heap && p.ring.writable(s.seq, s.previous[k]))
       s.route[k] = Route::region;
-    send[k] = s.route[k] == Route::region ? p.ring.region(s.seq) : s.staging.data() + m.offset[k] * ub;
+    send[k] = s.route[k] == Route::region ? p.ring.region(s.seq) : s.outbox.data() + m.offset[k] * ub;
   }
   s.lent = true;
   return STF_SUCCESS;
@@ -708,7 +708,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
           break;
         }
         [[fallthrough]];  // sent with its mark, once its region is free (large_tag)
-      case Route::staged:
+      case Route::queued:
         s.pending[k] = 1;
         s.npending++;
         pending_++;
@@ -767,20 +767,20 @@ int PutSignalTransport::signal_rma(const Peer &p, std::uint64_t n, std::size_t b
 int PutSignalTransport::write(PutChannel &c, int k) {
   const Peer &p = senders_of(c.dir)[k];
   const std::size_t bytes = p.units * c.unit_bytes;
-  const char *staged = c.staging.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
+  const char *packed = c.outbox.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
   const bool mark = c.route[k] == Route::large;  // the message goes by MPI: its signal alone
   if (p.via == Via::heap ? !p.ring.writable(c.seq, c.previous[k]) : !rma_writable(p, c.seq, c.previous[k]))
     return STF_SUCCESS;
   if (mark) {
     c.sends.emplace_back();
-    STF_CHECK(isend_bytes(staged, bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm, &c.sends.back()));
+    STF_CHECK(isend_bytes(packed, bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm, &c.sends.back()));
   }
   int rc = STF_SUCCESS;
   if (p.via == Via::heap) {
-    if (!mark) std::memcpy(p.ring.region(c.seq), staged, bytes);
+    if (!mark) std::memcpy(p.ring.region(c.seq), packed, bytes);
     p.ring.publish(c.seq, bytes, mark);
   } else {
-    rc = mark ? signal_rma(p, c.seq, bytes, true) : put_rma(p, c.seq, staged, bytes);
+    rc = mark ? signal_rma(p, c.seq, bytes, true) : put_rma(p, c.seq, packed, bytes);
   }
   // Not pending any more, also where the signal failed: a second try would
   // send the large message again.
@@ -1093,7 +1093,7 @@ int PutSignalTransport::wait_send(Channel &c) {
     if (s.pending[k])
       STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k].rank, &PutSignalTransport::written, s, k));
   // Polled, not MPI_Waitall: a peer may need a mark of an earlier
-  // operation, staged here, before it can receive these messages.
+  // operation, queued here, before it can receive these messages.
   STF_CHECK(poll_until([&](bool *done) { return test_all(&s.sends, done); },
                        [] { return std::string("the receipt of a message larger than its region"); }));
   // A message this operation found marked: its receive posted before the

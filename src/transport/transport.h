@@ -87,14 +87,18 @@ struct TransportContext {
 // ctx.earlier counts as such a failure.
 int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare);
 
+// The interface the ops layer calls. Every method is pure, so that a class
+// that stands for other transports (the fallback wrapper, fallback.cpp)
+// cannot compile while it forgets one; transports derive from
+// TransportDefaults below, which gives the optional ones their defaults.
 class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char *name() const = 0;
   // The name with the transport's parameters and fallbacks, for stf_view.
-  virtual std::string describe() const { return name(); }
+  virtual std::string describe() const = 0;
   // What this rank's part holds (peers, memory), for stf_view; "" if nothing.
-  virtual std::string describe_rank() const { return ""; }
+  virtual std::string describe_rank() const = 0;
   // Receive into recv[k] from receiving-side peer k (size(k) * unit_bytes bytes).
   virtual int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) = 0;
   // Send send[k] to sending-side peer k.
@@ -119,36 +123,54 @@ class Transport {
   // pointers), wait_recv, the unpacking, release_recv (the memory may take
   // the next message), wait_send. The answer of lends() is the same on
   // every rank.
-  virtual bool lends(Direction, Leg) const { return false; }
-  virtual int lend_send(Channel &, Direction, Leg, std::size_t, void **) { return STF_ERR_INTERNAL; }
-  virtual int release_recv(Channel &) { return STF_SUCCESS; }
+  virtual bool lends(Direction d, Leg leg) const = 0;
+  virtual int lend_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void **send) = 0;
+  virtual int release_recv(Channel &c) = 0;
 
   // The transport that moves leg `leg` of the operations on channel c, and
   // the channel it keeps for them: this one and c, or, behind the fallback
   // wrapper (fallback.cpp), the transport it stands for or basic. Asked once
   // per operation, so that the calls of its steps go straight there.
-  virtual Transport &mover(Channel &c, Leg, Channel **own) {
-    *own = &c;
-    return *this;
-  }
+  virtual Transport &mover(Channel &c, Leg leg, Channel **own) = 0;
 
-  // Whole operations (optional). takes_whole must give the same answer on
-  // every rank for the same call (it may depend on the direction, unit, op
-  // and on facts agreed at set-up, never on this rank's buffers).
-  virtual bool takes_whole(Direction, const Unit &, MPI_Op) const { return false; }
+  // Whole operations. takes_whole must give the same answer on every rank
+  // for the same call (it may depend on the direction, unit, op and on facts
+  // agreed at set-up, never on this rank's buffers).
+  virtual bool takes_whole(Direction d, const Unit &u, MPI_Op op) const = 0;
   // Whether begin_whole also does the self part (else the ops layer does it first).
-  virtual bool whole_does_self() const { return false; }
-  virtual int begin_whole(Channel &, Direction, const WholeOp &) { return STF_ERR_INTERNAL; }
-  virtual int end_whole(Channel &, Direction) { return STF_ERR_INTERNAL; }
+  virtual bool whole_does_self() const = 0;
+  virtual int begin_whole(Channel &c, Direction d, const WholeOp &w) = 0;
+  virtual int end_whole(Channel &c, Direction d) = 0;
   // Whether an operation's sends may be posted after later operations'
   // receives (stream model C posts sends from end). Transports whose
   // synchronisation epochs may not overlap say no; model C then runs as B.
-  virtual bool sends_may_be_deferred() const { return true; }
+  virtual bool sends_may_be_deferred() const = 0;
 
   // The operation on c failed between posting and waiting: leave nothing
   // started that the channel's next use would trip over (receives not yet
   // matched cancelled, sends still going released). Never fails.
-  virtual void abandon(Channel &) {}
+  virtual void abandon(Channel &c) = 0;
+};
+
+// What a transport that moves messages itself derives from: the optional
+// abilities are off (no lent memory, no whole operations, nothing to abandon).
+class TransportDefaults : public Transport {
+ public:
+  std::string describe() const override { return name(); }
+  std::string describe_rank() const override { return ""; }
+  bool lends(Direction, Leg) const override { return false; }
+  int lend_send(Channel &, Direction, Leg, std::size_t, void **) override { return STF_ERR_INTERNAL; }
+  int release_recv(Channel &) override { return STF_SUCCESS; }
+  Transport &mover(Channel &c, Leg, Channel **own) override {
+    *own = &c;
+    return *this;
+  }
+  bool takes_whole(Direction, const Unit &, MPI_Op) const override { return false; }
+  bool whole_does_self() const override { return false; }
+  int begin_whole(Channel &, Direction, const WholeOp &) override { return STF_ERR_INTERNAL; }
+  int end_whole(Channel &, Direction) override { return STF_ERR_INTERNAL; }
+  bool sends_may_be_deferred() const override { return true; }
+  void abandon(Channel &) override {}
 };
 
 // The peers of each side: receivers of direction d are the ranks messages

@@ -131,7 +131,7 @@ std::size_t message_bytes(const Messages &m, int k, std::size_t unit_bytes) {
   return static_cast<std::size_t>(m.size(k)) * unit_bytes;
 }
 
-class WindowTransport : public Transport {
+class WindowTransport : public TransportDefaults {
  public:
   explicit WindowTransport(const TransportContext &ctx)
       : comm_(ctx.comm), plan_(ctx.plan), sync_(sync_of(ctx.opts)) {}

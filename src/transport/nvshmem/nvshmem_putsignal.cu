@@ -151,7 +151,7 @@ struct NvChannel : ChannelState {
   std::vector<std::uint64_t> *ended = nullptr;  // the transport's per-direction record
 };
 
-class NvshmemTransport final : public Transport {
+class NvshmemTransport final : public TransportDefaults {
  public:
   NvshmemTransport(const TransportContext &ctx, const NvshmemPluginArgs &a)
       : comm_(ctx.comm), plan_(ctx.plan), device_(ctx.device), slots_(a.slots), unit_capacity_(a.unit_bytes) {}

@@ -1,4 +1,5 @@
-// Public operation calls: argument checks and set-up, then the ops layer.
+// Public operation calls (begin, end, test and the blocking forms): argument
+// checks and set-up, then the ops layer or the node-aware strategy.
 #include <climits>
 
 #include "core/clock.h"
@@ -18,13 +19,13 @@ int check_memtype(int m, OpKind kind) {
 
 // A bcast or reduce run by the SF's strategy: a request slot of the SF for
 // its identity, the strategy's own operation for the data.
-int begin_staged(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *req) {
+int begin_strategy_op(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *req) {
   stf_request r = nullptr;
   STF_CHECK(acquire_request(sf->engine, sf->engine, a.kind, res.unit->extent, &r));
   // The request goes back whatever failed, a throw included.
-  const int rc = contained([&] { return sf->strategy->begin(a, res, &r->staged); });
+  const int rc = contained([&] { return sf->strategy->begin(a, res, &r->strategy_op); });
   if (rc) {
-    r->staged = nullptr;
+    r->strategy_op = nullptr;
     release_request(r);
     return rc;
   }
@@ -83,7 +84,7 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
     if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
     STF_CHECK(ensure_setup(mover));
   }
-  if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_staged(owner, a, res, req);
+  if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_strategy_op(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
 }
 
@@ -115,12 +116,12 @@ struct EndTimer {
 };
 
 // Finish (wait) or test a strategy's operation in slot r; the slot goes back when done.
-int advance_staged(stf_sf owner, stf_request r, stf_request *req, bool wait, int *done) {
+int advance_strategy_op(stf_sf owner, stf_request r, stf_request *req, bool wait, int *done) {
   bool finished = false;
-  const int rc = owner->strategy->advance(r->staged, wait, &finished);
+  const int rc = owner->strategy->advance(r->strategy_op, wait, &finished);
   if (done) *done = finished;
   if (rc || finished) {  // a failed step leaves nothing to wait for in this slot
-    r->staged = nullptr;
+    r->strategy_op = nullptr;
     release_request(r);
     *req = nullptr;
   }
@@ -133,7 +134,7 @@ int end(stf_sf owner, stf_request *req, OpKind kind, unsigned long long started 
   EndTimer timer(owner->engine, timing_index(kind), started ? started : ticks());
   stf_request r = nullptr;
   STF_CHECK(take_request(owner->engine, req, kind, &r));
-  if (r->staged) return advance_staged(owner, r, req, true, nullptr);
+  if (r->strategy_op) return advance_strategy_op(owner, r, req, true, nullptr);
   return end_operation(r, req);
 }
 
@@ -215,7 +216,7 @@ extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) try {
   stf_request r = nullptr;
   STF_CHECK(stf::take_any_request(sf->engine, req, "stf_test", &r));
   stf::EndTimer timer(sf->engine, stf::timing_index(r->kind), stf::ticks());
-  if (r->staged) return stf::advance_staged(sf, r, req, false, done);
+  if (r->strategy_op) return stf::advance_strategy_op(sf, r, req, false, done);
   return stf::test_operation(r, req, done);
 } STF_API_CATCH
 
