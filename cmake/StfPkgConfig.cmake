@@ -65,9 +65,12 @@ stf_pc_libs("${MPI_C_LIBRARIES}" STF_PC_MPI_LIBS)
 string(STRIP "${MPI_C_LINK_FLAGS} ${STF_PC_MPI_LIBS}" STF_PC_MPI_LIBS)
 
 # What a static library needs besides: the C++ runtime (STF_CXX_RUNTIME),
-# threads, and the CUDA runtime in builds with the CUDA backend; zlib for
+# threads, the node-aware strategies' registration, and the CUDA runtime in builds with the CUDA backend; zlib for
 # the apps.
 stf_pc_libs("${STF_CXX_RUNTIME};${CMAKE_THREAD_LIBS_INIT}" STF_PC_PRIVATE)
+if(NOT BUILD_SHARED_LIBS)  # keeps the node-aware strategies (CMakeLists.txt)
+  string(APPEND STF_PC_PRIVATE " -Wl,--undefined=stf_node_aware_methods")
+endif()
 if(STF_HAVE_CUDA)
   stf_pc_libs("${CUDA_cudart_LIBRARY}" cudart)
   string(APPEND STF_PC_PRIVATE " ${cudart}")

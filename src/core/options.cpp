@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <sstream>
 
@@ -94,13 +95,28 @@ const OptionSpec ranks_per_node_spec = {
       return static_cast<int>(STF_SUCCESS);
     }};
 
+// A whole number in [spec.min, spec.max], and one of spec.values where they are a list.
+int parse_number(const OptionSpec &spec, const std::string &v, long *out) {
+  char *end = nullptr;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || x < spec.min || x > spec.max)
+    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", spec.name, spec.min,
+                     spec.max, v.c_str());
+  if (std::strchr(spec.values, '|') && !one_of(spec.values, v))
+    return set_error(STF_ERR_OPTION, "-%s '%s' unknown (%s)", spec.name, v.c_str(), spec.values);
+  *out = x;
+  return STF_SUCCESS;
+}
+
 int set_one(const OptionSpecs &specs, const std::string &name, const std::string &value, Options *o) {
   for (const OptionSpec *s : specs) {
     if (name != s->name) continue;
     if (s->apply) return s->apply(value, o);
-    if (!one_of(s->values, value))
+    OptionValue kept{value, 0};
+    if (is_number(*s)) STF_CHECK(parse_number(*s, value, &kept.number));
+    else if (!one_of(s->values, value))
       return set_error(STF_ERR_OPTION, "-%s '%s' unknown (%s)", s->name, value.c_str(), s->values);
-    o->extra[name] = value;
+    o->extra[name] = std::move(kept);
     return STF_SUCCESS;
   }
   return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
@@ -136,18 +152,19 @@ std::string global_copy() {
 
 }  // namespace
 
-int count_option(const char *name, const std::string &v, long lo, long hi, Options *o) {
-  char *end = nullptr;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end || x < lo || x > hi)
-    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", name, lo, hi, v.c_str());
-  o->extra[name] = v;
-  return STF_SUCCESS;
+std::string Options::text(const OptionSpec &spec) const {
+  auto it = extra.find(spec.name);
+  return it != extra.end() ? it->second.text : spec.fallback;
 }
 
-std::string Options::extra_value(const OptionSpec &spec) const {
+long Options::number(const OptionSpec &spec) const {
   auto it = extra.find(spec.name);
-  return it != extra.end() ? it->second : spec.fallback;
+  // A fallback is the owner's constant, a valid number by construction.
+  return it != extra.end() ? it->second.number : std::strtol(spec.fallback, nullptr, 10);
+}
+
+std::string Options::agreed_value(const OptionSpec &spec) const {
+  return is_number(spec) ? std::to_string(number(spec)) : text(spec);
 }
 
 const OptionSpecs &base_option_specs() {

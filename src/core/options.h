@@ -24,17 +24,26 @@ struct Options;
 struct OptionSpec {
   const char *name;    // without the dash, e.g. "stf_window_sync"
   const char *env;     // e.g. "STF_WINDOW_SYNC"
-  const char *values;  // the accepted values as "a|b|c" (shown in the help)
+  const char *values;  // the accepted values as "a|b|c" or "lo..hi" (shown in the help)
   const char *help;    // what it does, ending with its default
   const char *fallback;  // the value when neither string nor environment gives one
-  // Store a value in o, or fail with STF_ERR_OPTION. nullptr: the value must
-  // be one of `values`, and is kept in o->extra[name] for its owner to read.
+  // Store a value in o, or fail with STF_ERR_OPTION. nullptr: the options
+  // layer keeps it in o->extra[name] for the option's owner, a word that
+  // must be one of `values`, or, where min <= max, a whole number in
+  // [min, max] (and one of `values` where they are listed as "a|b|c").
   int (*apply)(const std::string &value, Options *o);
+  long min = 0, max = -1;
 };
 using OptionSpecs = std::vector<const OptionSpec *>;
 
+// The value of an option kept for its owner: parsed once, when it is set.
+struct OptionValue {
+  std::string text;  // as given
+  long number = 0;   // for whole-number options
+};
+
 struct Options {
-  std::string type = "basic";                          // transport (transport/registry.h)
+  std::string type = "basic";                          // method: transport, strategy or auto (sf/methods.h)
   TwoSided twosided = TwoSided::nbx;                   // discovery algorithm at set-up
   bool validate = true;                                // collective root-offset check at set-up
   bool log_view = false;                               // timing summary at stf_destroy
@@ -43,14 +52,16 @@ struct Options {
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;
   int ranks_per_node = 0;  // emulated nodes of this many consecutive ranks; 0: the real nodes
-  std::map<std::string, std::string> extra;  // options of transports and devices, by name
-  // The value of an option kept in extra (spec.apply == nullptr).
-  std::string extra_value(const OptionSpec &spec) const;
+  std::map<std::string, OptionValue> extra;  // options of transports, strategies and the chooser, by name
+  // An option kept in extra (spec.apply == nullptr), or its fallback.
+  std::string text(const OptionSpec &spec) const;
+  long number(const OptionSpec &spec) const;  // a whole-number option
+  // The value as the ranks must give it alike: the number, or the text.
+  std::string agreed_value(const OptionSpec &spec) const;
 };
 
-// For an OptionSpec's apply: v must be a whole number in [lo, hi]; it is kept
-// in o->extra[name] for the option's owner (STF_ERR_OPTION otherwise).
-int count_option(const char *name, const std::string &v, long lo, long hi, Options *o);
+// Whether spec takes a whole number (min <= max).
+inline bool is_number(const OptionSpec &spec) { return spec.min <= spec.max; }
 
 // The options of the layers below the transports: discovery, validation,
 // index analysis, device data paths.

@@ -22,8 +22,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "nodeaware/steps.h"
-#include "transport/registry.h"
+#include "nodeaware/strategy.h"
 
 namespace stf {
 
@@ -151,9 +150,9 @@ class NodeAware : public Strategy {
   NodeAware(stf_sf sf, NodeAwareKind kind)
       : sf_(sf),
         kind_(kind),
-        split_bytes_(std::atol(sf->opts.extra_value(split_bytes_option).c_str())),
-        node_transport_(sf->opts.extra_value(node_transport_option)),
-        net_transport_(sf->opts.extra_value(net_transport_option)) {}
+        split_bytes_(sf->opts.number(split_bytes_option)),
+        node_transport_(sf->opts.text(node_transport_option)),
+        net_transport_(sf->opts.text(net_transport_option)) {}
 
   // The chain for the common unit size, so that the view shows the steps.
   int init() {
@@ -384,11 +383,7 @@ class NodeAware : public Strategy {
 
 }  // namespace
 
-int make_strategy(stf_sf sf, std::unique_ptr<Strategy> *out, int earlier) {
-  const std::string &t = sf->opts.type;
-  const NodeAwareKind kind = t == "2step"   ? NodeAwareKind::two_step
-                             : t == "3step" ? NodeAwareKind::three_step
-                                            : NodeAwareKind::split;
+int make_node_aware(stf_sf sf, NodeAwareKind kind, std::unique_ptr<Strategy> *out, int earlier) {
   std::unique_ptr<NodeAware> s;
   int rc = earlier;
   if (!rc) try {

@@ -13,8 +13,8 @@
 
 #include "core/error.h"
 #include "sf/choice.h"
+#include "sf/methods.h"
 #include "sf/sf.h"
-#include "transport/registry.h"
 
 namespace stf {
 namespace {
@@ -36,15 +36,11 @@ std::string type_options(const Options &o) {
     if (&spec == &putsignal_timeout_option) return;  // how long this rank waits: its own business
     if (std::find(seen.begin(), seen.end(), &spec) != seen.end()) return;
     seen.push_back(&spec);
-    s += (s.empty() ? "-" : " -") + std::string(spec.name) + " " + o.extra_value(spec);
+    s += (s.empty() ? "-" : " -") + std::string(spec.name) + " " + o.agreed_value(spec);
   };
-  for (const TransportKind &k : transport_kinds())
-    if (any ? auto_candidate(k.name) : o.type == k.name)
-      for (const OptionSpec *spec : k.options) add(*spec);
-  if (any) {
-    add(model_profile_option);
-    add(autotune_option);
-  }
+  for (const Method &m : methods())
+    if (any ? auto_candidate(m.name) || m.kind == MethodKind::chooser : o.type == m.name)
+      for (const OptionSpec *spec : m.options) add(*spec);
   return s.empty() ? "(none)" : s;
 }
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "transport/registry.h"
+#include "sf/methods.h"
 
 namespace stf {
 
@@ -17,7 +17,7 @@ const OptionSpec model_profile_option = {
     "machine profile (JSON, written by scripts/bench calibrate) for stf_explain and -stf_type auto; '' uses "
     "built-in values (default '')",
     "", [](const std::string &v, Options *o) {
-      o->extra["stf_model_profile"] = v;
+      o->extra["stf_model_profile"] = OptionValue{v};
       return static_cast<int>(STF_SUCCESS);
     }};
 const OptionSpec autotune_option = {
@@ -25,12 +25,12 @@ const OptionSpec autotune_option = {
     "with -stf_type auto: time the 3 best predicted candidates and basic over N interleaved rounds and keep the "
     "fastest "
     "(0: the model alone; default 0)",
-    "0", [](const std::string &v, Options *o) { return count_option("stf_autotune", v, 0, 1000, o); }};
+    "0", nullptr, 0, 1000};
 
 int model_profile(stf_sf sf, const model::Profile **out) {
   static std::mutex lock;
   static std::map<std::string, std::unique_ptr<model::Profile>> cache;  // by file; "" the built-in one
-  const std::string path = sf->opts.extra_value(model_profile_option);
+  const std::string path = sf->opts.text(model_profile_option);
   std::lock_guard<std::mutex> hold(lock);
   auto it = cache.find(path);
   if (it == cache.end()) {
@@ -69,7 +69,13 @@ double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s
 }  // namespace
 
 bool auto_candidate(const std::string &type) {
-  return type == "basic" || type == "neighbor" || is_node_aware(type);
+  const Method *m = find_method(type);
+  return type == "basic" || type == "neighbor" || (m && m->kind == MethodKind::strategy);
+}
+
+double split_bytes_of(const Options &o) {
+  const Method *m = find_method("split");
+  return m && m->message_cap ? static_cast<double>(o.number(*m->message_cap)) : 0;
 }
 
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double u, double split_bytes,
@@ -192,7 +198,7 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   try {
     // First: a rank that fails after this still takes the others' path (a
     // short value is copied without allocating).
-    rounds = std::atoi(sf->opts.extra_value(autotune_option).c_str());
+    rounds = static_cast<int>(sf->opts.number(autotune_option));
     rc = model_profile(sf, &profile);
   } catch (...) {
     rc = exception_error();
@@ -204,9 +210,8 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   std::vector<std::string> names;  // of the candidates, or of those timed
   std::string choice;              // why: for the view
   try {
-    const double split_bytes = std::atof(sf->opts.extra_value(split_bytes_option).c_str());
-    for (const Prediction &p :
-         predict_all(*profile, traffic, sizeof(double), split_bytes, putsignal_rma_between_nodes(sf->opts)))
+    for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_bytes_of(sf->opts),
+                                           putsignal_rma_between_nodes(sf->opts)))
       if (auto_candidate(p.type)) cands.push_back(p);
     why << "auto (predicted for 8-byte units, " << (profile->defaults ? "built-in profile" : profile->machine) << ":";
     for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";

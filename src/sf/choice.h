@@ -33,6 +33,9 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
                                     double split_bytes, bool putsignal_rma);
 // The candidates -stf_type auto chooses among.
 bool auto_candidate(const std::string &type);
+// The split strategy's cap on one message between nodes (-stf_split_bytes),
+// for predict_all; 0 (no cap) where the strategy is not registered.
+double split_bytes_of(const Options &o);
 
 // The index of the candidate with the smallest median over `rounds` rounds,
 // where time_round(c) gives one round's time of candidate c (the slowest

@@ -37,9 +37,8 @@ extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) try {
   STF_CHECK(model_profile(sf, &profile));
   Traffic t;
   STF_CHECK(measure_traffic(*sf, *sf->plan, *sf->topology, &t));
-  const double split_bytes = std::atof(sf->opts.extra_value(split_bytes_option).c_str());
   const std::vector<Prediction> preds =
-      predict_all(*profile, t, unit_bytes, split_bytes, putsignal_rma_between_nodes(sf->opts));
+      predict_all(*profile, t, unit_bytes, split_bytes_of(sf->opts), putsignal_rma_between_nodes(sf->opts));
   long long nb = 0, nr = 0;
   const double bcast = measured_per_op(sf, STF_OP_BCAST, &nb), reduce = measured_per_op(sf, STF_OP_REDUCE, &nr);
   if (sf->rank != 0) return STF_SUCCESS;

@@ -1,26 +1,23 @@
 // The options of every layer in one list: stf_set_options, per-SF option
-// strings, STF_* variables and the help text all read it. Transports and
-// devices bring theirs from their registries.
+// strings, STF_* variables and the help text all read it. Methods (the
+// values of -stf_type) and devices bring theirs from their tables.
 #include <algorithm>
 
 #include "core/error.h"
 #include "device/registry.h"
-#include "sf/choice.h"
+#include "sf/methods.h"
 #include "sf/sf.h"
-#include "transport/registry.h"
 
 namespace stf {
 
 const OptionSpecs &all_option_specs() {
   static const OptionSpecs specs = [] {
-    OptionSpecs s = {&transport_option()};
-    for (const TransportKind &k : transport_kinds())
-      for (const OptionSpec *o : k.options)
+    OptionSpecs s = {&type_option()};
+    for (const Method &m : methods())
+      for (const OptionSpec *o : m.options)
         if (std::find(s.begin(), s.end(), o) == s.end()) s.push_back(o);  // rows may share options
     for (const OptionSpec *o : base_option_specs()) s.push_back(o);
     s.push_back(&device_option());
-    s.push_back(&model_profile_option);
-    s.push_back(&autotune_option);
     return s;
   }();
   return specs;

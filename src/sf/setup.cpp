@@ -3,8 +3,8 @@
 #include "core/error.h"
 #include "device/device.h"
 #include "sf/choice.h"
+#include "sf/methods.h"
 #include "sf/sf.h"
-#include "transport/registry.h"
 
 namespace stf {
 namespace {
@@ -26,11 +26,14 @@ int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));  // made already: nothing collective
   if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
+  const Method *method = find_method(sf->opts.type);
+  if (!method || !method->transport)
+    return set_error(STF_ERR_OPTION, "-stf_type '%s' is not available", sf->opts.type.c_str());
   std::unique_ptr<Transport> transport;
   const TransportContext ctx{*sf, *topology, *sf, *plan, sf->opts, {device_name, device_stream}};
   int rc = STF_SUCCESS;
   try {
-    rc = create_transport(ctx, &transport);  // a strategy's (basic) is made alone: its failure is local
+    rc = create_transport(ctx, *method->transport, &transport);  // a strategy's (basic) is made alone: its failure is local
   } catch (...) {
     rc = exception_error();
   }
@@ -40,7 +43,7 @@ int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
     sf->transport = std::move(transport);
     engine_set_plan(&sf->engine, sf->plan.get(), topology, sf->transport.get());
   }
-  if (is_node_aware(sf->opts.type)) return make_strategy(sf, &sf->strategy, rc);
+  if (method->make_strategy) return method->make_strategy(sf, &sf->strategy, rc);
   return rc;
 }
 

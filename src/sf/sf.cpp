@@ -5,7 +5,7 @@
 #include "ops/request.h"
 #include "sf/lifetime.h"
 #include "sf/sf.h"
-#include "transport/registry.h"
+#include "sf/methods.h"
 
 namespace stf {
 
@@ -129,7 +129,7 @@ extern "C" int stf_set_type(stf_sf sf, const char *type) try {
   STF_CHECK(check_sf(sf));
   if (sf->plan) return set_error(STF_ERR_STATE, "the transport must be set before stf_setup (or after stf_reset)");
   if (!type) return set_error(STF_ERR_NULL, "transport type is NULL");
-  return transport_option().apply(type, &sf->opts);
+  return type_option().apply(type, &sf->opts);
 } STF_API_CATCH
 
 extern "C" int stf_get_type(stf_sf sf, const char **type) try {

@@ -1,7 +1,8 @@
 // Another way to run an SF's bcast and reduce than its transport's one
 // message per peer rank: the node-aware strategies, which move the data in
 // steps over SFs of their own (src/nodeaware/, a layer above this one: this
-// layer declares the interface and make_strategy, that layer defines them).
+// layer declares the interface, that layer implements it and registers its
+// strategies in the method table, methods.h).
 // Fetch-and-op, gather and scatter keep the SF's own transport.
 #pragma once
 
@@ -33,11 +34,5 @@ class Strategy {
   virtual std::string describe() const = 0;
   virtual std::string describe_rank() const = 0;
 };
-
-// The strategy -stf_type names for sf (set up: its plan and topology exist).
-// Collective: plans the steps and sets up their SFs. earlier: this rank's
-// failure before it (sf is then not set up); a rank that fails takes part
-// in every collective all the same, and every rank fails.
-int make_strategy(stf_sf_s *sf, std::unique_ptr<Strategy> *out, int earlier = 0);
 
 }  // namespace stf

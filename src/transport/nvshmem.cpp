@@ -24,11 +24,11 @@ namespace stf {
 const OptionSpec nvshmem_slots_option = {
     "stf_nvshmem_slots", "STF_NVSHMEM_SLOTS", "1|2|4|8|16|32|64",
     "nvshmem transport: regions per peer and direction, i.e. operations of a direction in flight (default 4)", "4",
-    nullptr};
+    nullptr, 1, 64};
 const OptionSpec nvshmem_unit_bytes_option = {
     "stf_nvshmem_unit_bytes", "STF_NVSHMEM_UNIT_BYTES", "1..65536",
     "nvshmem transport: bytes per unit a region holds; larger units are STF_ERR_UNSUPPORTED (default 64)", "64",
-    [](const std::string &v, Options *o) { return count_option("stf_nvshmem_unit_bytes", v, 1, 65536, o); }};
+    nullptr, 1, 65536};
 
 #ifndef STF_HAVE_NVSHMEM
 
@@ -86,8 +86,8 @@ int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transpor
                        : set_error(STF_ERR_UNSUPPORTED, "-stf_type nvshmem: rank %d: %s", rank, theirs.c_str());
   NvshmemPluginArgs args;
   args.set_error = set_error;
-  args.slots = std::atoi(ctx.opts.extra_value(nvshmem_slots_option).c_str());
-  args.unit_bytes = std::strtoul(ctx.opts.extra_value(nvshmem_unit_bytes_option).c_str(), nullptr, 10);
+  args.slots = static_cast<int>(ctx.opts.number(nvshmem_slots_option));
+  args.unit_bytes = static_cast<std::size_t>(ctx.opts.number(nvshmem_unit_bytes_option));
   return make(ctx, args, out);
 }
 

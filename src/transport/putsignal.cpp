@@ -93,11 +93,11 @@ const OptionSpec putsignal_slots_option = {
     "stf_putsignal_slots", "STF_PUTSIGNAL_SLOTS", "1|2|4|8|16|32|64",
     "putsignal transport: regions per peer and direction, i.e. operations in flight before a sender queues "
     "its message (default 4)",
-    "4", nullptr};
+    "4", nullptr, 1, 64};
 const OptionSpec putsignal_unit_bytes_option = {
     "stf_putsignal_unit_bytes", "STF_PUTSIGNAL_UNIT_BYTES", "1..65536",
     "putsignal transport: bytes per unit a region holds; larger messages go by MPI point-to-point (default 16)",
-    "16", [](const std::string &v, Options *o) { return count_option("stf_putsignal_unit_bytes", v, 1, 65536, o); }};
+    "16", nullptr, 1, 65536};
 #if defined(MPICH_VERSION)
 #define STF_PUTSIGNAL_NET_DEFAULT "p2p"
 #else
@@ -111,12 +111,12 @@ const OptionSpec putsignal_net_option = {
     STF_PUTSIGNAL_NET_DEFAULT, nullptr};
 #undef STF_PUTSIGNAL_NET_DEFAULT
 
-bool putsignal_rma_between_nodes(const Options &o) { return o.extra_value(putsignal_net_option) == "rma"; }
+bool putsignal_rma_between_nodes(const Options &o) { return o.text(putsignal_net_option) == "rma"; }
 
 const OptionSpec putsignal_timeout_option = {
     "stf_putsignal_timeout", "STF_PUTSIGNAL_TIMEOUT", "0..86400",
     "putsignal transport: seconds to wait for a peer before STF_ERR_TIMEOUT; 0 waits for ever (default 0)", "0",
-    [](const std::string &v, Options *o) { return count_option("stf_putsignal_timeout", v, 0, 86400, o); }};
+    nullptr, 0, 86400};
 
 namespace {
 
@@ -246,9 +246,9 @@ class PutSignalTransport final : public TransportDefaults {
  public:
   explicit PutSignalTransport(const TransportContext &ctx)
       : comm_(ctx.comm), topo_(ctx.topology), plan_(ctx.plan),
-        slots_(std::atoi(ctx.opts.extra_value(putsignal_slots_option).c_str())),
-        unit_capacity_(std::atoi(ctx.opts.extra_value(putsignal_unit_bytes_option).c_str())),
-        timeout_(std::atof(ctx.opts.extra_value(putsignal_timeout_option).c_str())),
+        slots_(static_cast<int>(ctx.opts.number(putsignal_slots_option))),
+        unit_capacity_(static_cast<int>(ctx.opts.number(putsignal_unit_bytes_option))),
+        timeout_(static_cast<double>(ctx.opts.number(putsignal_timeout_option))),
         rma_between_nodes_(putsignal_rma_between_nodes(ctx.opts)),
         spins_(ctx.topology.local_size > sysconf(_SC_NPROCESSORS_ONLN) ? 200 : 100000) {}
 

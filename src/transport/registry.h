@@ -1,6 +1,6 @@
-// The transports: one row each. Options (-stf_type and each transport's own
-// options), the options help, stf_set_type, stf_view and creation all read
-// this table, so a new transport is its own file plus one row here.
+// The transports: one row each. The SF layer's method table (sf/methods.h:
+// the values of -stf_type) points into it; the options help, stf_view and
+// creation read it, so a new transport is its own file plus one row here.
 #pragma once
 
 #include <mpi.h>
@@ -29,20 +29,14 @@ struct TransportKind {
   // communicators or windows at set-up).
   int (*create)(const TransportContext &ctx, std::unique_ptr<Transport> *out);
   std::vector<const OptionSpec *> options;  // options of its own (kept in Options::extra)
-  // A node-aware strategy (2step, 3step, split): bcast and reduce run as
-  // steps over SFs of their own (src/nodeaware/); create makes the SF's own
-  // transport, which carries the other operations.
-  bool node_aware = false;
 };
 
 const std::vector<TransportKind> &transport_kinds();
-// -stf_type, whose values are the table's names.
-const OptionSpec &transport_option();
-// Whether -stf_type `name` is a node-aware strategy.
-bool is_node_aware(const std::string &name);
-// The transport named by ctx.opts.type, wrapped with the basic fallback for
-// what it cannot do. Collective.
-int create_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+// The row named `name`, or nullptr.
+const TransportKind *find_transport(const std::string &name);
+// Transport `kind`, wrapped with the basic fallback for what it cannot do.
+// Collective.
+int create_transport(const TransportContext &ctx, const TransportKind &kind, std::unique_ptr<Transport> *out);
 
 // One per file.
 int make_basic_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
@@ -69,9 +63,5 @@ extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, put
 bool putsignal_rma_between_nodes(const Options &o);
 // nvshmem.cpp: regions per peer, bytes per unit a region holds.
 extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option;
-// The node-aware strategies' options (read by src/nodeaware/): split's cap on
-// the bytes of one message between nodes, and the transports of the steps
-// inside a node and between nodes.
-extern const OptionSpec split_bytes_option, node_transport_option, net_transport_option;
 
 }  // namespace stf

@@ -12,7 +12,7 @@
 // (the first design): Open MPI 4.1's osc/rdma over shared memory moves a
 // non-contiguous target datatype one block at a time (one single-copy
 // transfer per unit), which made a strided halo face hundreds of times
-// slower than a message (docs/ARCHITECTURE.md, Transports).
+// slower than a message (docs/design/transports.md, "window").
 //
 // Choices, and why:
 // - One dynamic window per SF (MPI_Win_create_dynamic at set-up); receive
@@ -74,7 +74,7 @@ namespace {
 enum class WindowSync { fence, lock, pscw };
 
 WindowSync sync_of(const Options &o) {
-  const std::string v = o.extra_value(window_sync_option);
+  const std::string v = o.text(window_sync_option);
   return v == "lock" ? WindowSync::lock : v == "pscw" ? WindowSync::pscw : WindowSync::fence;
 }
 
@@ -99,8 +99,8 @@ int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 
 // Debian's MPICH 4.0.2 over UCX's TCP transport (between hosts) hangs in
 // PSCW epochs whose groups alternate between two pairs, as a bcast's and a
-// reduce's do, in plain MPI too (docs/ARCHITECTURE.md, "A cluster on one
-// machine"). Assumed of every MPICH 4.0.x; no later MPICH was tried.
+// reduce's do, in plain MPI too (docs/design/mpi-notes.md, "MPICH 4.0").
+// Assumed of every MPICH 4.0.x; no later MPICH was tried.
 bool pscw_hangs_between_hosts() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int length = 0;
