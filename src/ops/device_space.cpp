@@ -1,12 +1,12 @@
-// Device memory in an exchange, and the stream-model steps around it
-// (device_space.h).
+// Device memory in an exchange, and the stream-model steps around it: the
+// device's memory space and hooks (device_space.h, hooks.h).
 #include "ops/device_space.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "core/error.h"
-#include "ops/exchange.h"
+#include "device/device_indices.h"
 
 namespace stf {
 
@@ -44,7 +44,7 @@ int counted_launch(stf_request r, int rc) {
 }
 // l as device kernels read it: its array copied to the device (once per plan).
 int on_device(stf_request r, const IndexList &l, IndexList *out) {
-  return r->mover->device_indices.get(*r->device->dev, l, out);
+  return r->mover->device_indices->get(*r->device->dev, l, out);
 }
 int stream_sync(stf_request r) {
   r->owner->stats.device_stream_syncs++;
@@ -276,7 +276,11 @@ const DeviceSpace space;
 
 const Space &device_space = space;
 
-int device_begin_work(stf_request r, bool staged) {
+namespace {
+
+// Begin of an operation on device data: the slot's previous device work,
+// its events, model A's device sync, the data path (staged for fetch-and-op).
+int begin_work(stf_request r, bool staged) {
   DeviceState &d = *r->device;
   d.staged = staged || staged_path(r);
   d.self_to_host = false;
@@ -288,8 +292,12 @@ int device_begin_work(stf_request r, bool staged) {
   return STF_SUCCESS;
 }
 
+}  // namespace
+
+int DeviceHooks::before_pack(stf_request r) { return begin_work(r, false); }
+
 // One wait (A: only for work enqueued since its device sync; C: none, end waits).
-int device_wait_before_mpi(stf_request r, const Flow &f, bool enqueued) {
+int DeviceHooks::before_mpi(stf_request r, const Flow &f, bool enqueued) {
   const bool sends_need_stream = is_dev(r->src_mem) && f.from.count() > 0;
   const stf_stream_model model = model_of(r);
   if (model == STF_STREAM_MODEL_B && (sends_need_stream || r->recv_in_user_device)) return stream_sync(r);
@@ -297,35 +305,20 @@ int device_wait_before_mpi(stf_request r, const Flow &f, bool enqueued) {
   return STF_SUCCESS;
 }
 
-bool device_defers_sends(stf_request r) { return model_of(r) == STF_STREAM_MODEL_C; }
+bool DeviceHooks::defers_sends(stf_request r) { return model_of(r) == STF_STREAM_MODEL_C; }
 
-int device_defer_sends(stf_request r, const Flow &f) {
+int DeviceHooks::prepare_deferred_sends(stf_request r, const Flow &f) {
   DeviceState &d = *r->device;
   d.send_waits_event = is_dev(r->src_mem) && f.from.count() > 0;
   if (d.send_waits_event) STF_CHECK(d.dev->event_record(d.ready_event, d.dev->library_stream()));
   return STF_SUCCESS;
 }
 
-void device_queue_deferred_sends(stf_request r, Direction d) {
-  r->device->send_dir = d;
-  r->device->send_deferred = true;
-  r->mover->deferred->push_back(r);
+int DeviceHooks::before_deferred_post(stf_request r) {
+  return r->device->send_waits_event ? event_sync(r, r->device->ready_event) : STF_SUCCESS;
 }
 
-int post_queued_sends(DeferredSends &queue, stf_request upto) {
-  if (upto && !(upto->on_device && upto->device->send_deferred)) return STF_SUCCESS;
-  while (!queue.empty()) {
-    stf_request q = queue.front();
-    queue.pop_front();
-    q->device->send_deferred = false;
-    if (q->device->send_waits_event) STF_CHECK(event_sync(q, q->device->ready_event));
-    STF_CHECK(post_sends(q, flow(q, q->device->send_dir)));
-    if (q == upto) break;
-  }
-  return STF_SUCCESS;
-}
-
-int device_self_part(stf_request r, const Flow &f) {
+int DeviceHooks::self_part(stf_request r, const Flow &f) {
   DeviceState &d = *r->device;
   Device &dev = *d.dev;
   const Stream s = dev.library_stream();
@@ -354,7 +347,7 @@ int device_self_part(stf_request r, const Flow &f) {
   return counted_launch(r, d.kernels->unpack(dev, s, u, dto, d.self.data(), r->dst, atomic));
 }
 
-int device_end_work(stf_request r, const Flow &f) {
+int DeviceHooks::after_unpack(stf_request r, const Flow &f) {
   if (r->device->self_to_host) {
     STF_CHECK(stream_sync(r));  // the d2h copy of the self part's sources
     r->kernels->unpack(*r->unit, f.self_to, r->selfbuf.data(), r->dst, r->op);
@@ -370,7 +363,7 @@ int device_end_work(stf_request r, const Flow &f) {
 // an error on the staged path. Limits: it sees only what the exchange
 // passes to the transport, not what MPI does with it, and only backends
 // whose memtype() knows every device block (emu does) can tell.
-int check_for_mpi(stf_request r, const Messages &m, const void *const *bufs) {
+int DeviceHooks::check_for_mpi(stf_request r, const Messages &m, const void *const *bufs) {
   if (!check_mpi_enabled()) return STF_SUCCESS;
   Device &dev = *r->device->dev;
   for (int k = 0; k < m.count(); k++) {
@@ -411,10 +404,10 @@ int stage_down(stf_request r, DeviceBuffer &buf, const void *data, stf_int first
 
 }  // namespace
 
-int device_stage_fetch_in(stf_request r) {
+int DeviceHooks::fetch_in(stf_request r) {
   DeviceState &d = *r->device;
   const Graph &g = *r->mover->graph;
-  STF_CHECK(device_begin_work(r, true));
+  STF_CHECK(begin_work(r, true));
   d.user_src = r->src, d.user_dst = r->dst, d.user_update = r->update;
   const stf_int nleaf = g.nleaves > 0 ? g.maxleaf - g.minleaf + 1 : 0;
   bool copied = false;
@@ -437,7 +430,7 @@ int device_stage_fetch_in(stf_request r) {
   return copied ? stream_sync(r) : STF_SUCCESS;
 }
 
-int device_stage_fetch_out(stf_request r) {
+int DeviceHooks::fetch_out(stf_request r) {
   DeviceState &d = *r->device;
   const Graph &g = *r->mover->graph;
   const std::size_t ext = r->unit->extent;

@@ -4,26 +4,24 @@
 // it at the SF's plan and transport at set-up.
 #pragma once
 
-#include <deque>
+#include <memory>
 #include <vector>
 
 #include "core/options.h"
 #include "core/topology.h"
-#include "device/device_indices.h"
 #include "graph/graph.h"
+#include "ops/deferred_sends.h"
 #include "plan/plan.h"
 #include "transport/transport.h"
 
 namespace stf {
 
-// Stream model C posts sends from end. Messages are matched in the order
-// sends are posted, and the neighbor and collective transports need their
-// collectives started in the same order on every rank across all SFs that
-// share a communicator, so the requests whose sends are deferred wait in
-// one queue per communicator, in begin order (see exchange.h).
-using DeferredSends = std::deque<stf_request>;
+class DeviceIndexCache;  // device/device_indices.h
 
 struct Engine {
+  Engine();
+  ~Engine();  // memory.cpp, where the device's index cache is known
+
   // Set by the SF layer: always graph, opts and deferred; plan and
   // transport while set up.
   const Graph *graph = nullptr;
@@ -54,10 +52,11 @@ struct Engine {
     long long units_in_node = 0, units = 0;
   } sent[2];
 
-  // For device data: the plan's index lists copied to the device, and whether
-  // all messages of a side together name a slot twice (-1: not known yet;
-  // [0] root side, [1] leaf side).
-  DeviceIndexCache device_indices;
+  // For device data: the plan's index lists copied to the device (made by
+  // the first operation on device data), and whether all messages of a side
+  // together name a slot twice (-1: not known yet; [0] root side, [1] leaf
+  // side).
+  std::unique_ptr<DeviceIndexCache> device_indices;
   signed char device_dups[2] = {-1, -1};
 };
 
@@ -65,7 +64,5 @@ struct Engine {
 // Request slots and device copies of the old plan are freed (no request may
 // be in flight).
 void engine_set_plan(Engine *e, const Plan *plan, const Topology *topology, Transport *transport);
-// The deferred-sends queue of communicator c.
-int deferred_sends_of(MPI_Comm c, DeferredSends **out);
 
 }  // namespace stf

@@ -1,7 +1,8 @@
 #include "ops/exchange.h"
 
 #include "core/error.h"
-#include "ops/device_space.h"
+#include "ops/hooks.h"
+#include "ops/memory.h"
 #include "ops/space.h"
 
 namespace stf {
@@ -27,12 +28,13 @@ bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList>
   return any;
 }
 
+namespace {
+
+template <class M>
 int post_sends(stf_request r, const Flow &f) {
-  if (r->on_device) STF_CHECK(check_for_mpi(r, f.from, r->send_ptrs.data()));
+  STF_CHECK(M::check_for_mpi(r, f.from, r->send_ptrs.data()));
   return r->leg_transport->post_send(*r->leg_channel, f.dir, Leg::forward, r->unit->packed_bytes, r->send_ptrs.data());
 }
-
-namespace {
 
 // Receives into user memory overwrite, so they need REPLACE; the receiving
 // space may forbid them (device data on the staged path or in model C).
@@ -55,8 +57,9 @@ int aim_one_way_receives(stf_request r, const Flow &f) {
   return STF_SUCCESS;
 }
 
+template <class M>
 int post_receives(stf_request r, const Flow &f) {
-  if (r->on_device) STF_CHECK(check_for_mpi(r, f.to, r->recv_ptrs.data()));
+  STF_CHECK(M::check_for_mpi(r, f.to, r->recv_ptrs.data()));
   return r->leg_transport->post_recv(*r->leg_channel, f.dir, Leg::forward, r->unit->packed_bytes,
                                      r->recv_ptrs.data());
 }
@@ -64,20 +67,19 @@ int post_receives(stf_request r, const Flow &f) {
 // The self part: nothing when it would copy every unit onto itself (REPLACE,
 // the same array on both sides, root i is leaf i), else the scatter kernel
 // (a memcpy where both sides are contiguous) or its device form.
+template <class M>
 int self_part(stf_request r, const Flow &f) {
   if (f.self_from.n == 0 || (r->op == MPI_REPLACE && r->src == r->dst && r->mover->plan->self_in_place))
     return STF_SUCCESS;
   r->owner->stats.scatter_calls++;
-  if (r->on_device) return device_self_part(r, f);
-  r->kernels->scatter(*r->unit, f.self_from, r->src, f.self_to, r->dst, r->op);
-  return STF_SUCCESS;
+  return M::self_part(r, f);
 }
 
 // The transport applies the op to user memory itself. The self part goes
 // first: remote writes into dst may start once begin_whole runs.
 int begin_whole(stf_request r, const Flow &f) {
   Transport &t = *r->mover->transport;
-  if (!t.whole_does_self()) STF_CHECK(self_part(r, f));
+  if (!t.whole_does_self()) STF_CHECK(self_part<HostHooks>(r, f));
   STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // model C sends of earlier begins go first
   STF_CHECK(t.begin_whole(f.channel, f.dir, WholeOp{*r->unit, r->op, r->src, r->dst}));
   f.channel.whole = true;
@@ -85,13 +87,12 @@ int begin_whole(stf_request r, const Flow &f) {
   return STF_SUCCESS;
 }
 
-}  // namespace
-
+template <class M>
 int one_way_begin(stf_request r, Direction d) {
   Flow f = flow(r, d);
   Transport &t = *r->mover->transport;
-  if (!r->on_device && t.takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
-  if (r->on_device) STF_CHECK(device_begin_work(r, false));
+  if (M::whole_allowed && t.takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
+  STF_CHECK(M::before_pack(r));
   Transport &mt = t.mover(f.channel, Leg::forward, &r->leg_channel);
   r->leg_transport = &mt;
   r->lent = mt.lends(d, Leg::forward);
@@ -99,7 +100,7 @@ int one_way_begin(stf_request r, Direction d) {
   // Messages may arrive while we pack, except into user device memory that
   // the stream may still be reading: the model's wait comes first there.
   const bool receive_early = !r->recv_in_user_device;
-  if (receive_early) STF_CHECK(post_receives(r, f));
+  if (receive_early) STF_CHECK(post_receives<M>(r, f));
   if (r->lent) {
     r->lent_ptrs.resize(f.from.count());
     STF_CHECK(mt.lend_send(*r->leg_channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
@@ -107,31 +108,22 @@ int one_way_begin(stf_request r, Direction d) {
   }
   bool enqueued = false;
   STF_CHECK(space_of(r->src_mem).prepare_send(r, f, &enqueued));
-  if (r->on_device) STF_CHECK(device_wait_before_mpi(r, f, enqueued));
-  if (!receive_early) STF_CHECK(post_receives(r, f));
-  const bool deferred = r->on_device && device_defers_sends(r);
+  STF_CHECK(M::before_mpi(r, f, enqueued));
+  if (!receive_early) STF_CHECK(post_receives<M>(r, f));
+  const bool deferred = M::defers_sends(r);
   if (deferred) {
-    STF_CHECK(device_defer_sends(r, f));
+    STF_CHECK(M::prepare_deferred_sends(r, f));
   } else {
     STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // sends leave in begin order
-    STF_CHECK(post_sends(r, f));
+    STF_CHECK(post_sends<M>(r, f));
   }
   count_messages(r, f.from, f.to);
-  STF_CHECK(self_part(r, f));
-  if (deferred) device_queue_deferred_sends(r, d);
+  STF_CHECK(self_part<M>(r, f));
+  if (deferred) defer_sends(r, d);
   return STF_SUCCESS;
 }
 
-int one_way_test(stf_request r, Direction d, bool *done) {
-  Flow f = flow(r, d);
-  Transport &t = *r->mover->transport;
-  if (f.channel.whole) return t.test_recv(f.channel, done);
-  STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
-  Transport &mt = *r->leg_transport;  // as one_way_end: where begin posted
-  STF_CHECK(mt.test_recv(*r->leg_channel, done));
-  return *done ? mt.test_send(*r->leg_channel, done) : STF_SUCCESS;
-}
-
+template <class M>
 int one_way_end(stf_request r, Direction d) {
   Flow f = flow(r, d);
   Transport &t = *r->mover->transport;
@@ -147,9 +139,51 @@ int one_way_end(stf_request r, Direction d) {
   STF_CHECK(mt.wait_recv(c));  // lending transports fill r->recv_ptrs
   count_wait(r);
   STF_CHECK(space_of(r->dst_mem).unpack(r, f));
-  if (r->on_device) STF_CHECK(device_end_work(r, f));
+  STF_CHECK(M::after_unpack(r, f));
   if (r->lent) STF_CHECK(mt.release_recv(c));  // after the unpack has read the lent memory
   return mt.wait_send(c);
+}
+
+// The exchange built for one memory's hooks.
+template <class M>
+class MemoryOf final : public Memory {
+ public:
+  int one_way_begin(stf_request r, Direction d) const override { return stf::one_way_begin<M>(r, d); }
+  int one_way_end(stf_request r, Direction d) const override { return stf::one_way_end<M>(r, d); }
+  int fetch_begin(stf_request r) const override {
+    STF_CHECK(M::fetch_in(r));
+    return fetch_begin_on_host(r);
+  }
+  int fetch_end(stf_request r) const override {
+    STF_CHECK(fetch_end_on_host(r));
+    return M::fetch_out(r);
+  }
+  int post_deferred_sends(stf_request r) const override {
+    STF_CHECK(M::before_deferred_post(r));
+    return post_sends<M>(r, flow(r, r->deferred_dir));
+  }
+};
+
+}  // namespace
+
+const Memory &host_memory() {
+  static const MemoryOf<HostHooks> m;
+  return m;
+}
+
+const Memory &device_memory() {
+  static const MemoryOf<DeviceHooks> m;
+  return m;
+}
+
+int one_way_test(stf_request r, Direction d, bool *done) {
+  Flow f = flow(r, d);
+  Transport &t = *r->mover->transport;
+  if (f.channel.whole) return t.test_recv(f.channel, done);
+  STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
+  Transport &mt = *r->leg_transport;  // as one_way_end: where begin posted
+  STF_CHECK(mt.test_recv(*r->leg_channel, done));
+  return *done ? mt.test_send(*r->leg_channel, done) : STF_SUCCESS;
 }
 
 }  // namespace stf

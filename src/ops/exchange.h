@@ -1,13 +1,16 @@
 // The exchange: bcast, reduce and fetch-and-op as one sequence of steps for
-// every memory (host, device, a mix), the memory spaces filling in what
-// differs (space.h).
+// every memory (host, device, a mix). The skeleton (exchange.cpp) is written
+// once over a memory's hooks (hooks.h: the steps only device data needs),
+// and each side's memory space (space.h) fills in how its data reaches MPI.
 //
 // A one-way exchange (bcast: roots to leaves; reduce: leaves to roots):
-//   begin: [device: slot reuse, model A sync] -> receive targets -> post
-//          receives -> pack -> [device: the model's wait] -> post sends (or,
-//          model C, defer them to end) -> self part, while messages fly;
+//   begin: before_pack (device: slot reuse, model A sync) -> receive
+//          targets -> post receives -> pack -> before_mpi (device: the
+//          model's wait) -> post sends (or, model C, defer them to end) ->
+//          self part, while messages fly;
 //   end:   [post deferred sends] -> wait for receives -> unpack ->
-//          [device: finish self part, model A sync] -> wait for sends.
+//          after_unpack (device: finish self part, model A sync) -> wait
+//          for sends.
 // A transport may take a bcast or reduce of host data whole instead
 // (collectives on the user's arrays).
 //
@@ -15,18 +18,16 @@
 // applies them in (leaf rank, leaf slot) order, keeping each old value, and
 // sends the old values back (Leg::fetch_return). A fetch-and-op end first
 // serves the root side of every fetch-and-op in flight on its SF, oldest
-// begin first, so ends may come in any order. Device data runs the host
-// steps on staged host copies.
+// begin first, so ends may come in any order. Device data runs these host
+// steps on host copies (the hooks' fetch_in and fetch_out).
 #pragma once
 
 #include "ops/flow.h"
 
 namespace stf {
 
-int one_way_begin(stf_request r, Direction d);
-int one_way_end(stf_request r, Direction d);
-int fetch_begin(stf_request r);
-int fetch_end(stf_request r);
+// Begin and end of one-way exchanges and fetch-and-ops run through the
+// operation's Memory (memory.h).
 // Whether the end would find every message arrived and sent (stf_test);
 // they make progress (MPI tests) but never wait for messages. A one-way test
 // first posts the request's deferred sends (model C), as its end would; a
@@ -35,8 +36,8 @@ int fetch_end(stf_request r);
 int one_way_test(stf_request r, Direction d, bool *done);
 int fetch_test(stf_request r, bool *done);
 
-// Hand r's packed messages of f's direction to the transport (deferred
-// sends of model C come through here from a later call).
-int post_sends(stf_request r, const Flow &f);
+// Fetch-and-op's steps on host memory (fetch.cpp).
+int fetch_begin_on_host(stf_request r);
+int fetch_end_on_host(stf_request r);
 
 }  // namespace stf

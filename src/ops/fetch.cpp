@@ -1,38 +1,12 @@
 // Fetch-and-op (exchange.h): contributions leaf -> root in begin, applied at
-// the root in (leaf rank, leaf slot) order in end, old values back. Device
-// data: the same steps on staged host copies (device_space.h).
+// the root in (leaf rank, leaf slot) order in end, old values back, on host
+// memory (device data comes on host copies: hooks.h, fetch_in).
 #include "core/error.h"
-#include "ops/device_space.h"
 #include "ops/exchange.h"
 #include "ops/space.h"
 
 namespace stf {
 namespace {
-
-int begin_on_host(stf_request r) {
-  const Plan &p = *r->mover->plan;
-  Transport &t = *r->mover->transport;
-  const std::size_t pb = r->unit->packed_bytes;
-  r->fetch_seq = r->mover->fetch_sequence++;
-  r->root_served = false;
-  r->lent = false;  // its buffers are combined in place and sent back: never a transport's
-
-  grow(&r->rootbuf, p.root.idx.size() * pb);
-  aim_receives(r, p.root, p.root_lists, nullptr, false, r->dst, r->rootbuf.data());
-  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, Leg::fetch_contribution, pb, r->recv_ptrs.data()));
-
-  // Old values come back into leafupdate directly where its slots are contiguous.
-  grow(&r->returnbuf, p.leaf.idx.size() * pb);
-  aim_receives(r, p.leaf, p.leaf_lists, nullptr, true, r->update, r->returnbuf.data());
-  STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, Leg::fetch_return, pb, r->recv_ptrs.data()));
-
-  const Flow up = flow(r, Direction::leaf_to_root);
-  bool enqueued = false;
-  STF_CHECK(host_space.prepare_send(r, up, &enqueued));
-  count_messages(r, p.leaf, p.root);
-  STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // the leaf -> root tag is shared with reduce
-  return t.post_send(r->to_root, Direction::leaf_to_root, Leg::fetch_contribution, pb, r->send_ptrs.data());
-}
 
 // The root side of one fetch-and-op: wait for the contributions, apply them
 // in (leaf rank, leaf slot) order keeping each old value, send the old
@@ -93,7 +67,45 @@ int serve_pending_roots(Engine &e, bool wait) {
   }
 }
 
-int end_on_host(stf_request r) {
+}  // namespace
+
+int fetch_begin_on_host(stf_request r) {
+  const Plan &p = *r->mover->plan;
+  Transport &t = *r->mover->transport;
+  const std::size_t pb = r->unit->packed_bytes;
+  r->fetch_seq = r->mover->fetch_sequence++;
+  r->root_served = false;
+  r->lent = false;  // its buffers are combined in place and sent back: never a transport's
+
+  grow(&r->rootbuf, p.root.idx.size() * pb);
+  aim_receives(r, p.root, p.root_lists, nullptr, false, r->dst, r->rootbuf.data());
+  STF_CHECK(t.post_recv(r->to_root, Direction::leaf_to_root, Leg::fetch_contribution, pb, r->recv_ptrs.data()));
+
+  // Old values come back into leafupdate directly where its slots are contiguous.
+  grow(&r->returnbuf, p.leaf.idx.size() * pb);
+  aim_receives(r, p.leaf, p.leaf_lists, nullptr, true, r->update, r->returnbuf.data());
+  STF_CHECK(t.post_recv(r->to_leaf, Direction::root_to_leaf, Leg::fetch_return, pb, r->recv_ptrs.data()));
+
+  const Flow up = flow(r, Direction::leaf_to_root);
+  bool enqueued = false;
+  STF_CHECK(host_space.prepare_send(r, up, &enqueued));
+  count_messages(r, p.leaf, p.root);
+  STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // the leaf -> root tag is shared with reduce
+  return t.post_send(r->to_root, Direction::leaf_to_root, Leg::fetch_contribution, pb, r->send_ptrs.data());
+}
+
+
+int fetch_test(stf_request r, bool *done) {
+  Transport &t = *r->mover->transport;
+  STF_CHECK(serve_pending_roots(*r->mover, false));
+  *done = r->root_served;
+  if (*done) STF_CHECK(t.test_recv(r->to_leaf, done));
+  if (*done) STF_CHECK(t.test_send(r->to_leaf, done));
+  if (*done) STF_CHECK(t.test_send(r->to_root, done));
+  return STF_SUCCESS;
+}
+
+int fetch_end_on_host(stf_request r) {
   const Plan &p = *r->mover->plan;
   Transport &t = *r->mover->transport;
   const Unit &u = *r->unit;
@@ -109,26 +121,5 @@ int end_on_host(stf_request r) {
   return t.wait_send(r->to_root);
 }
 
-}  // namespace
-
-int fetch_begin(stf_request r) {
-  if (r->on_device) STF_CHECK(device_stage_fetch_in(r));
-  return begin_on_host(r);
-}
-
-int fetch_test(stf_request r, bool *done) {
-  Transport &t = *r->mover->transport;
-  STF_CHECK(serve_pending_roots(*r->mover, false));
-  *done = r->root_served;
-  if (*done) STF_CHECK(t.test_recv(r->to_leaf, done));
-  if (*done) STF_CHECK(t.test_send(r->to_leaf, done));
-  if (*done) STF_CHECK(t.test_send(r->to_root, done));
-  return STF_SUCCESS;
-}
-
-int fetch_end(stf_request r) {
-  STF_CHECK(end_on_host(r));
-  return r->on_device ? device_stage_fetch_out(r) : STF_SUCCESS;
-}
 
 }  // namespace stf

@@ -1,38 +1,21 @@
+// The ops layer's entry points (operation.h): an operation begun on a set-up
+// SF runs through the Memory of its data (memory.h), and ends by its request.
 #include "ops/operation.h"
 
 #include "core/error.h"
-#include "device/device_kernels.h"
-#include "ops/device_space.h"
 #include "ops/exchange.h"
+#include "ops/memory.h"
 
 namespace stf {
 namespace {
 
-// Where the data lives; for data on a device, the slot's device part and
-// the device kernels (fetch-and-op runs the host kernels on staged copies).
-int resolve_memory(const OpArgs &a, stf_request r) {
-  Device *dev = nullptr;
-  STF_CHECK(operations_device(&dev));
-  r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : dev->memtype(a.src);
-  r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : dev->memtype(a.dst);
-  r->update_mem = a.update ? dev->memtype(a.update) : STF_MEMTYPE_HOST;
-  r->on_device =
-      r->src_mem == STF_MEMTYPE_DEVICE || r->dst_mem == STF_MEMTYPE_DEVICE || r->update_mem == STF_MEMTYPE_DEVICE;
-  if (!r->on_device) return STF_SUCCESS;
-  if (!r->device) r->device = std::make_unique<DeviceState>();
-  r->device->dev = dev;
-  r->device->kernels = nullptr;
-  if (a.kind == OpKind::fetch_and_op) return STF_SUCCESS;
-  return get_device_kernels(*dev, *r->unit, a.op, &r->device->kernels);
-}
-
 int begin_kind(stf_request r) {
   switch (r->kind) {
     case OpKind::bcast:
-    case OpKind::scatter: return one_way_begin(r, Direction::root_to_leaf);
+    case OpKind::scatter: return r->memory->one_way_begin(r, Direction::root_to_leaf);
     case OpKind::reduce:
-    case OpKind::gather: return one_way_begin(r, Direction::leaf_to_root);
-    case OpKind::fetch_and_op: return fetch_begin(r);
+    case OpKind::gather: return r->memory->one_way_begin(r, Direction::leaf_to_root);
+    case OpKind::fetch_and_op: return r->memory->fetch_begin(r);
     case OpKind::degree: return STF_SUCCESS;
   }
   return set_error(STF_ERR_INTERNAL, "unknown operation kind");
@@ -41,10 +24,10 @@ int begin_kind(stf_request r) {
 int end_kind(stf_request r) {
   switch (r->kind) {
     case OpKind::bcast:
-    case OpKind::scatter: return one_way_end(r, Direction::root_to_leaf);
+    case OpKind::scatter: return r->memory->one_way_end(r, Direction::root_to_leaf);
     case OpKind::reduce:
-    case OpKind::gather: return one_way_end(r, Direction::leaf_to_root);
-    case OpKind::fetch_and_op: return fetch_end(r);
+    case OpKind::gather: return r->memory->one_way_end(r, Direction::leaf_to_root);
+    case OpKind::fetch_and_op: return r->memory->fetch_end(r);
     case OpKind::degree: return STF_SUCCESS;
   }
   return set_error(STF_ERR_INTERNAL, "unknown operation kind");

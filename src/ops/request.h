@@ -1,7 +1,8 @@
 // An operation in flight. Request objects are pooled per SF (Engine::pool)
 // and reused, so their buffers and the transport's cached requests survive
 // between calls. What every operation needs is here; what only operations
-// on device data need is the DeviceState behind `device` (device_space.h).
+// on device data need is the DeviceState behind `device` (device_space.h),
+// and where its data lives decides its Memory (memory.h).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,7 @@ inline int timing_index(OpKind k) {
 void count_wait(stf_request r);
 
 struct DeviceState;
+class Memory;
 struct StrategyOp;  // an operation of a node-aware strategy (sf/strategy.h)
 
 }  // namespace stf
@@ -75,10 +77,14 @@ struct alignas(256) stf_request_s {
   stf::Transport *leg_transport = nullptr;
   stf::Channel *leg_channel = nullptr;
 
-  // Set while some of this operation's data is on a device; kept between
-  // uses of the slot (device buffers, events).
+  // Where the data lives (memory.h), chosen when the operation begins.
+  const stf::Memory *memory = nullptr;
+  // Made by the first operation on device data; kept between uses of the
+  // slot (device buffers, events).
   std::unique_ptr<stf::DeviceState> device;
-  bool on_device = false;
+  // Model C: the sends wait in the communicator's queue (deferred_sends.h).
+  bool sends_deferred = false;
+  stf::Direction deferred_dir = stf::Direction::root_to_leaf;
 
   // Set while the SF's strategy runs this operation (its steps hold the
   // data; this slot only carries the request's identity).

@@ -7,11 +7,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
-#include "ops/device_space.h"
 #include "ops/request.h"
-
-stf_request_s::stf_request_s() = default;
-stf_request_s::~stf_request_s() = default;
 
 namespace stf {
 
@@ -33,31 +29,10 @@ void free_requests(Engine &e) {
   e.idle.clear();
 }
 
-void engine_set_plan(Engine *e, const Plan *plan, const Topology *topology, Transport *transport) {
-  free_requests(*e);
-  e->device_indices.clear();  // a failure leaves nothing to free
-  e->device_dups[0] = e->device_dups[1] = -1;
-  e->plan = plan;
-  e->transport = transport;
-  for (int d = 0; d < 2; d++) {
-    e->sent[d] = Engine::SentByLocality();
-    if (!plan) continue;
-    const Messages &m = d == 0 ? plan->root : plan->leaf;
-    for (int k = 0; k < m.count(); k++) {
-      e->sent[d].units += m.size(k);
-      if (!topology->same_node(m.ranks[k])) continue;
-      e->sent[d].peers_in_node++;
-      e->sent[d].units_in_node += m.size(k);
-    }
-  }
-}
-
 void count_wait(stf_request r) {
   const int k = timing_index(r->kind);
   if (k >= 0 && r->owner->call_start) r->owner->timing[k].wait += ticks() - r->owner->call_start;
 }
-
-int deferred_sends_of(MPI_Comm c, DeferredSends **out) { return cached_on(c, out); }
 
 std::uintptr_t generation_high_bits = 0;
 
@@ -104,8 +79,7 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
 }
 
 void abandon_request(stf_request r) {
-  DeferredSends *queue = r->mover->deferred;  // model C sends that will never be posted now
-  if (queue) queue->erase(std::remove(queue->begin(), queue->end(), r), queue->end());
+  forget_deferred_sends(r);  // model C sends that will never be posted now
   Transport *t = r->mover->transport;
   for (Channel *c : {&r->to_leaf, &r->to_root}) {
     if (t) t->abandon(*c);
