@@ -164,17 +164,13 @@ class MemoryOf final : public Memory {
   }
 };
 
+const MemoryOf<HostHooks> host;
+const MemoryOf<DeviceHooks> device;
+
 }  // namespace
 
-const Memory &host_memory() {
-  static const MemoryOf<HostHooks> m;
-  return m;
-}
-
-const Memory &device_memory() {
-  static const MemoryOf<DeviceHooks> m;
-  return m;
-}
+const Memory &host_memory = host;
+const Memory &device_memory = device;
 
 int one_way_test(stf_request r, Direction d, bool *done) {
   Flow f = flow(r, d);

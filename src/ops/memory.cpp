@@ -15,7 +15,7 @@ namespace stf {
 // For data on a device, the slot's device part and the device kernels
 // (fetch-and-op runs the host kernels on host copies).
 int resolve_memory(const OpArgs &a, stf_request r) {
-  r->memory = &host_memory();
+  r->memory = &host_memory;
   Device *dev = nullptr;
   STF_CHECK(operations_device(&dev));
   r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : dev->memtype(a.src);
@@ -26,7 +26,7 @@ int resolve_memory(const OpArgs &a, stf_request r) {
   if (!r->device) r->device = std::make_unique<DeviceState>();
   r->device->dev = dev;
   r->device->kernels = nullptr;
-  r->memory = &device_memory();
+  r->memory = &device_memory;
   if (a.kind == OpKind::fetch_and_op) return STF_SUCCESS;
   return get_device_kernels(*dev, *r->unit, a.op, &r->device->kernels);
 }

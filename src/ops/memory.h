@@ -21,8 +21,8 @@ class Memory {
   virtual int post_deferred_sends(stf_request r) const = 0;
 };
 
-const Memory &host_memory();    // exchange.cpp
-const Memory &device_memory();  // exchange.cpp
+extern const Memory &host_memory;    // exchange.cpp
+extern const Memory &device_memory;  // exchange.cpp
 
 // r->memory for a's data (and, on a device, r->device: the slot's device
 // part and the device kernels). memory.cpp, which asks the active device.
