@@ -63,7 +63,13 @@
  *     begin agrees on them with one MPI_Allreduce on the SF's communicator
  *     before any message is posted, so that an error on one rank is an
  *     error on all (the largest code) instead of a hang; the same allreduce
- *     checks that every rank's unit has the same size (STF_ERR_ARG).
+ *     checks that every rank's unit has the same size (STF_ERR_ARG) and
+ *     that every rank passes the same op (STF_ERR_OP; user-defined ops
+ *     are compared only as being user-defined). Without it, different ops
+ *     on different ranks are the caller's error: basic, neighbor, window
+ *     and putsignal combine what each rank receives with that rank's own
+ *     op (the result mixes them silently); collective and its variants,
+ *     which reduce inside MPI collectives, may wait for ever.
  *     It costs that allreduce per operation. Without it, units of
  *     different sizes are the caller's error, and no transport writes past
  *     a buffer: basic fails on every rank receiving a message of another
@@ -128,7 +134,10 @@
  *   different threads (operations, stf_test, stats, views of the graph),
  *   provided that:
  *     one SF, its requests and its multi-SF are used by one thread at a
- *     time (nothing in an SF is locked);
+ *     time (nothing in an SF is locked; a begin, end or stf_test called
+ *     while another thread is in one of these on the same SF fails with
+ *     STF_ERR_STATE instead of mixing their operations, but the ranks'
+ *     operations may then no longer pair: treat it as a bug to fix);
  *     collective calls on SFs of one communicator (stf_create, stf_setup
  *     and the first operation, stf_destroy, stf_view, the algebra) are not
  *     made from several threads at once: SFs on one communicator share one

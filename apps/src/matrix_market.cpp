@@ -3,6 +3,7 @@
 // and the declared entry count is never trusted for allocation.
 #include <cctype>
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -102,12 +103,18 @@ int parse_value(const std::string &tok, long long line, Field field, double *out
     *out = static_cast<double>(v);
     return rc;
   }
+  // Decimal only: strtod would also take hexadecimal ("inf" and "nan" are
+  // refused as not finite, below).
+  if (tok.find_first_of("xX") != std::string::npos)
+    return fail(STF_ERR_ARG, "line %lld: value '%s' is not a decimal number", line, tok.c_str());
   errno = 0;
   char *end = nullptr;
   double v = std::strtod(tok.c_str(), &end);
   if (end == tok.c_str() || *end != '\0')
     return fail(STF_ERR_ARG, "line %lld: value '%s' is not a number", line, tok.c_str());
-  if (!std::isfinite(v) || errno == ERANGE)
+  // Underflow (ERANGE with a subnormal or zero result) is a value like any
+  // other; overflow is not.
+  if (!std::isfinite(v) || (errno == ERANGE && std::fabs(v) > DBL_MIN))
     return fail(STF_ERR_ARG, "line %lld: value '%s' is not a finite double", line, tok.c_str());
   *out = v;
   return STF_SUCCESS;
@@ -172,7 +179,7 @@ int parse(const char *text, int64_t length, Matrix *m) {
   int64_t seen = 0;
   while (lines.next(&line, &err)) {
     if (err) return err;
-    if (is_blank(line)) continue;
+    if (is_blank(line) || line[0] == '%') continue;  // comments may come between entries too
     const long long ln = lines.number();
     if (seen == entries)
       return fail(STF_ERR_ARG, "line %lld: more entries than the %lld declared", ln, static_cast<long long>(entries));

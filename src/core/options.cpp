@@ -37,9 +37,10 @@ const OptionSpec twosided_spec = {
 const OptionSpec validate_spec = {
     "stf_validate", "STF_VALIDATE", "0|1",
     "collective checks at set-up, so that set-up fails on every rank or on none: every root offset is below its "
-    "owner's nroots, the ranks give alike the options that must be (the transport and its options, -stf_twosided, "
-    "-stf_ranks_per_node, -stf_debug, -stf_log_view), and no rank failed to make the transport; 0 skips their "
-    "three allreduces, and a failure then happens on its own rank only, the others waiting for it (default 1)",
+    "owner's nroots, and no rank failed to make the transport; 0 skips their two allreduces, and a failure then "
+    "happens on its own rank only, the others waiting for it. Whatever it says, one allreduce checks that the "
+    "ranks give alike the options that must be (the transport and its options, -stf_validate, -stf_twosided, "
+    "-stf_ranks_per_node, -stf_debug, -stf_log_view) (default 1)",
     "1",
     [](const std::string &v, Options *o) { return parse_bool("stf_validate", v, &o->validate); }};
 const OptionSpec log_view_spec = {

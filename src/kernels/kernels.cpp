@@ -522,6 +522,11 @@ const char *op_name(MPI_Op op) {
   return o ? o->name : "user-defined MPI_Op";
 }
 
+int op_id(MPI_Op op) {
+  const OpInfo *o = find_op(op);
+  return o ? o->id : -1;
+}
+
 int get_kernels(const Unit &unit, MPI_Op op, const Kernels **kernels) {
   if (!kernels) return set_error(STF_ERR_NULL, "get_kernels: kernels is NULL");
   if (unit.base >= kNumBaseTypes || (!unit.opaque() && (unit.count <= 0 || unit.packed_bytes != unit.extent)))

@@ -81,5 +81,8 @@ int get_kernels(const Unit &unit, MPI_Op op, const Kernels **kernels);
 
 // Human-readable name of a builtin op or datatype, for messages and views.
 const char *op_name(MPI_Op op);
+// The same number on every rank for the same predefined op; -1 for a
+// user-defined one (whose handles cannot be compared across ranks).
+int op_id(MPI_Op op);
 
 }  // namespace stf

@@ -3,6 +3,7 @@
 // Builtin datatypes resolve through a table built once. Derived datatypes are
 // decoded once and the Unit is cached as an MPI attribute on the type, so it
 // dies with the type (a freed handle that MPI reuses never sees a stale Unit).
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -39,13 +40,26 @@ int free_comm(MPI_Comm, int, void *value, void *) {
   return MPI_SUCCESS;
 }
 
+// A unit's size in bytes, where MPI_Type_size says MPI_UNDEFINED (above
+// INT_MAX): its large-count query names it, and the unit is refused (the
+// kernels pack opaque units with MPI_Pack, whose positions are ints).
+int check_size(MPI_Datatype type, int size, const char *name) {
+  if (size > 0) return STF_SUCCESS;
+  MPI_Count bytes = 0;
+  STF_MPI(MPI_Type_size_x(type, &bytes));
+  if (bytes > INT_MAX)
+    return set_error(STF_ERR_TYPE, "datatype%s%s has %lld bytes: units of more than %d bytes are not supported",
+                     *name ? " " : "", name, static_cast<long long>(bytes), INT_MAX);
+  return set_error(STF_ERR_TYPE, "datatype%s%s has size 0", *name ? " " : "", name);
+}
+
 // Unit of a named type; base -1 makes it opaque.
 int named_unit(MPI_Datatype type, int base, std::size_t csize, const char *name, Unit *unit) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0;
   STF_MPI(MPI_Type_size(type, &size));
   STF_MPI(MPI_Type_get_extent(type, &lb, &extent));
-  if (size <= 0) return set_error(STF_ERR_TYPE, "datatype %s has size 0", name);
+  STF_CHECK(check_size(type, size, name));
   unit->type = type;
   unit->extent = static_cast<std::size_t>(extent);
   // The C type must match MPI's layout exactly, or the kernels would misread it.
@@ -153,9 +167,9 @@ int decode_derived(const Registry &reg, MPI_Datatype type, Unit *unit) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
   STF_MPI(MPI_Type_size(type, &size));
+  STF_CHECK(check_size(type, size, ""));
   STF_MPI(MPI_Type_get_extent(type, &lb, &extent));
   STF_MPI(MPI_Type_get_true_extent(type, &tlb, &textent));
-  if (size <= 0) return set_error(STF_ERR_TYPE, "datatype has size 0");
   if (lb < 0) return set_error(STF_ERR_TYPE, "datatype has a negative lower bound (%ld)", (long)lb);
   // A zero-count pack fails on an uncommitted type without touching memory.
   char dummy = 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 namespace stf::model {
 
@@ -37,6 +38,12 @@ Json Json::array() {
 Json Json::object() {
   Json j;
   j.kind_ = Kind::object;
+  return j;
+}
+
+Json Json::object(std::vector<std::pair<std::string, Json>> members) {
+  Json j = object();
+  j.members_ = std::move(members);
   return j;
 }
 
@@ -341,6 +348,8 @@ class Parser {
     }
   }
 
+  // A repeated key replaces the earlier member, found by an index of the
+  // object's keys, so that an object of n members parses in O(n).
   bool object(Json *out, int depth) {
     ++i_;
     *out = Json::object();
@@ -349,6 +358,8 @@ class Parser {
       ++i_;
       return true;
     }
+    std::vector<std::pair<std::string, Json>> members;
+    std::unordered_map<std::string, std::size_t> index;
     while (true) {
       skip_space();
       if (i_ >= t_.size() || t_[i_] != '"') return fail("expected a key");
@@ -360,11 +371,16 @@ class Parser {
       skip_space();
       Json v;
       if (!value(&v, depth + 1)) return false;
-      out->set(key, std::move(v));
+      auto [at, added] = index.emplace(key, members.size());
+      if (added) members.emplace_back(std::move(key), std::move(v));
+      else members[at->second].second = std::move(v);
       skip_space();
       if (i_ >= t_.size()) return fail("unterminated object");
       char c = t_[i_++];
-      if (c == '}') return true;
+      if (c == '}') {
+        *out = Json::object(std::move(members));
+        return true;
+      }
       if (c != ',') {
         --i_;
         return fail("expected ',' or '}'");

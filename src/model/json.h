@@ -30,6 +30,8 @@ class Json {
   const std::vector<Json> &items() const { return items_; }
   const std::vector<std::pair<std::string, Json>> &members() const { return members_; }
 
+  // Objects made from members whose keys are distinct (the parser's).
+  static Json object(std::vector<std::pair<std::string, Json>> members);
   // Arrays: append. Objects: add or replace a member (returns *this).
   Json &push(Json v);
   Json &set(const std::string &key, Json v);

@@ -1,5 +1,7 @@
 #include "model/profile.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -275,16 +277,27 @@ bool profile_from_json(const std::string &text, Profile *out, std::string *error
   return true;
 }
 
+// A profile is a regular file of at most kMaxProfileBytes: a device, a FIFO
+// or a file that grows without end (/dev/zero) is refused before it is read.
 bool read_profile(const std::string &path, Profile *out, std::string *error) {
-  std::ifstream f(path);
-  if (!f) {
-    if (error) *error = path + ": cannot be read";
+  auto refuse = [&](const std::string &why) {
+    if (error) *error = path + ": " + why;
     return false;
-  }
-  std::stringstream text;
-  text << f.rdbuf();
+  };
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return refuse("cannot be read");
+  if (!S_ISREG(st.st_mode)) return refuse("is not a regular file");
+  if (st.st_size > kMaxProfileBytes)
+    return refuse("has " + std::to_string(st.st_size) + " bytes, more than a profile's " +
+                  std::to_string(kMaxProfileBytes));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return refuse("cannot be read");
+  std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0');  // one byte more: a file that grew since
+  f.read(&text[0], static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(f.gcount()));
+  if (text.size() > static_cast<std::size_t>(st.st_size)) return refuse("changed while it was read");
   std::string err;
-  if (!profile_from_json(text.str(), out, &err)) {
+  if (!profile_from_json(text, out, &err)) {
     if (error) *error = path + ": " + err;
     return false;
   }

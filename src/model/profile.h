@@ -45,7 +45,9 @@ std::string profile_to_json(const Profile &p);
 bool profile_from_json(const std::string &text, Profile *out, std::string *error);
 
 // The same from and to files; false with *error when the file cannot be
-// read or written.
+// read or written. read_profile takes a regular file of at most
+// kMaxProfileBytes (a profile is a few KiB).
+constexpr long long kMaxProfileBytes = 16LL << 20;
 bool read_profile(const std::string &path, Profile *out, std::string *error);
 bool write_profile(const std::string &path, const Profile &p, std::string *error);
 

@@ -1,9 +1,10 @@
-// The options every rank of an SF must give alike, checked at set-up with
-// -stf_validate. Ranks that differ in one of them would wait for each other
-// in different collectives (another transport, another discovery, an
-// allreduce of -stf_debug that the others never make) or pair operations
-// wrongly; one allreduce of their hashes turns that into an error on every
-// rank. Options that only change what a rank does by itself (index
+// The options every rank of an SF must give alike, checked at every set-up
+// (-stf_validate 0 too: a rank might give that one otherwise). Ranks that
+// differ in one of them would wait for each other in different collectives
+// (another transport, another discovery, an allreduce of -stf_debug or of
+// -stf_validate that the others never make) or pair operations wrongly; one
+// allreduce of a fixed size, of their hashes, turns that into an error on
+// every rank. Options that only change what a rank does by itself (index
 // analysis, device data paths) may differ.
 #include <algorithm>
 #include <array>
@@ -46,6 +47,7 @@ std::string type_options(const Options &o) {
 
 std::vector<Shared> shared_options(const Options &o) {
   return {{"-stf_type", o.type},
+          {"-stf_validate", o.validate ? "1" : "0"},
           {"-stf_twosided", twosided_name(o.twosided)},
           {"-stf_ranks_per_node", std::to_string(o.ranks_per_node)},
           {"-stf_debug", o.debug ? "1" : "0"},
@@ -62,7 +64,7 @@ std::uint64_t fnv1a(const std::string &s) {
 }  // namespace
 
 int agree_on_options(stf_sf sf, int earlier) {
-  constexpr std::size_t n = 6;  // shared_options' entries
+  constexpr std::size_t n = 7;  // shared_options' entries
   // The smallest hash of each option and the smallest complement (the
   // complement of the largest): equal everywhere only if both agree. Last,
   // the complement of this rank's error code and its rank where it failed:

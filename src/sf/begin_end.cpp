@@ -41,18 +41,22 @@ int check_begin(const OpArgs &a, stf_request *req, Resolved *res) {
   return resolve_unit(a, res);
 }
 
-// -stf_debug: one allreduce agrees on every rank's checks and on the unit's
+// -stf_debug: one allreduce agrees on every rank's checks, on the unit's
 // size, which every rank must share (one-sided transports would otherwise
-// write past the receiver's buffer). The lowest rank with the largest code
-// is named.
-int agree_on_begin(MPI_Comm comm, int rc, const Resolved &res, OpKind kind) {
+// write past the receiver's buffer), and on the op (the collective
+// transport would wait in another collective; basic would combine with
+// another op). The lowest rank with the largest code is named. Ops are
+// compared by their predefined identity; user-defined ops (handles that mean
+// nothing on another rank) only as such.
+int agree_on_begin(MPI_Comm comm, int rc, const Resolved &res, MPI_Op op, OpKind kind) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const long long bytes = rc ? LLONG_MIN : static_cast<long long>(res.unit->packed_bytes);
-  long long v[3] = {rc ? (static_cast<long long>(rc) << 32) | (size - 1 - rank) : 0, bytes,
-                    rc ? LLONG_MIN : -bytes};
-  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, comm));
+  const long long which = rc ? LLONG_MIN : op_id(op);
+  long long v[5] = {rc ? (static_cast<long long>(rc) << 32) | (size - 1 - rank) : 0, bytes,
+                    rc ? LLONG_MIN : -bytes, which, rc ? LLONG_MIN : -which};
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_LONG_LONG, MPI_MAX, comm));
   if (rc) return rc;
   if (v[0])
     return set_error(static_cast<int>(v[0] >> 32), "%s_begin: rank %d failed (its message says why)",
@@ -60,7 +64,35 @@ int agree_on_begin(MPI_Comm comm, int rc, const Resolved &res, OpKind kind) {
   if (v[1] != -v[2])
     return set_error(STF_ERR_ARG, "%s_begin: the ranks' units differ in size (%lld to %lld bytes)",
                      op_kind_name(kind), -v[2], v[1]);
+  if (v[3] != -v[4])
+    return set_error(STF_ERR_OP, "%s_begin: the ranks pass different ops (this rank: %s); every rank must pass the same",
+                     op_kind_name(kind), op_name(op));
   return STF_SUCCESS;
+}
+
+// A begin, end or test holds its SF while it starts or ends operations: a
+// second thread calling into the same SF meanwhile (the header forbids it)
+// gets STF_ERR_STATE on that call instead of mixing its operations with the
+// first's. A begin takes it after its set-up, which may call into the same
+// SF itself (a gather's first begin makes the multi-SF with a fetch-and-op).
+// One atomic exchange and one store per call.
+class OneCaller {
+ public:
+  explicit OneCaller(stf_sf sf) : sf_(sf), held_(!sf->in_call.exchange(true, std::memory_order_acquire)) {}
+  ~OneCaller() {
+    if (held_) sf_->in_call.store(false, std::memory_order_release);
+  }
+  bool refused() const { return !held_; }
+
+ private:
+  stf_sf sf_;
+  bool held_;
+};
+
+// The error of a call that OneCaller refused; what names the call.
+int another_thread(const char *what) {
+  return set_error(STF_ERR_STATE, "%s: another thread is in a call on this SF (one SF is for one thread at a time)",
+                   what);
 }
 
 // owner is the SF the user called; the data moves over owner itself or, for
@@ -78,12 +110,14 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
     STF_CHECK(ensure_setup(mover));
     int rc = check_begin(a, req, &res);
     if (!rc) rc = check_data(*mover, a);
-    STF_CHECK(agree_on_begin(owner->comm, rc, res, a.kind));
+    STF_CHECK(agree_on_begin(owner->comm, rc, res, a.op, a.kind));
   } else {
     STF_CHECK(check_begin(a, req, &res));
     if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
     STF_CHECK(ensure_setup(mover));
   }
+  const OneCaller caller(owner);
+  if (caller.refused()) return another_thread(op_kind_name(a.kind));
   if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_strategy_op(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
 }
@@ -131,6 +165,8 @@ int advance_strategy_op(stf_sf owner, stf_request r, stf_request *req, bool wait
 // started: the clock at the call's start (0: read it now).
 int end(stf_sf owner, stf_request *req, OpKind kind, unsigned long long started = 0) {
   STF_CHECK(check_sf(owner));
+  const OneCaller caller(owner);
+  if (caller.refused()) return another_thread(op_kind_name(kind));
   EndTimer timer(owner->engine, timing_index(kind), started ? started : ticks());
   stf_request r = nullptr;
   STF_CHECK(take_request(owner->engine, req, kind, &r));
@@ -211,6 +247,8 @@ extern "C" int stf_scatter_begin(stf_sf sf, MPI_Datatype unit, const void *multi
 } STF_API_CATCH
 extern "C" int stf_test(stf_sf sf, stf_request *req, int *done) try {
   STF_CHECK(stf::check_sf(sf));
+  const stf::OneCaller caller(sf);
+  if (caller.refused()) return stf::another_thread("stf_test");
   if (!done) return stf::set_error(STF_ERR_NULL, "stf_test: done is NULL");
   *done = 0;
   stf_request r = nullptr;

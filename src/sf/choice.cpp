@@ -213,7 +213,12 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
     for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_bytes_of(sf->opts),
                                            putsignal_rma_between_nodes(sf->opts)))
       if (auto_candidate(p.type)) cands.push_back(p);
-    why << "auto (predicted for 8-byte units, " << (profile->defaults ? "built-in profile" : profile->machine) << ":";
+    // The machine's name, as the profile gives it, at most a line long: the
+    // choice is kept by every auto SF.
+    const std::string &machine = profile->machine;
+    why << "auto (predicted for 8-byte units, "
+        << (profile->defaults ? "built-in profile" : machine.size() > 80 ? machine.substr(0, 77) + "..." : machine)
+        << ":";
     for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";
     why << ")";
     for (const Prediction &p : cands) names.push_back(p.type);

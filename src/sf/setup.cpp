@@ -78,9 +78,10 @@ int ensure_setup(stf_sf sf, bool agreed) {
   } catch (...) {
     rc = exception_error();
   }
-  // With -stf_validate, a rank that failed so far still meets the others in
-  // this first collective, and every rank fails.
-  if (sf->opts.validate || agreed) rc = agree_on_options(sf, rc);
+  // Whatever -stf_validate says (a rank may give it otherwise), a rank that
+  // failed so far still meets the others in this first collective, and
+  // every rank fails.
+  rc = agree_on_options(sf, rc);
   STF_CHECK(rc);
   // The topology first: making it is collective (on the communicator's
   // first SF), and the plan may fail on one rank alone (a bad root offset

@@ -4,6 +4,8 @@
 // that sf->comm, sf->rank, sf->nroots, sf->leaf_at(i) read as before.
 #pragma once
 
+#include <atomic>
+
 #include <memory>
 #include <vector>
 
@@ -39,6 +41,9 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   stf_sf multi = nullptr;  // multi-SF, built on demand
   bool owned_by_parent = false;  // this is another SF's multi-SF: stf_destroy refuses it
   stf::PeerLists root_peers, leaf_peers;  // built on demand
+  // Set while a begin, end or test runs on this SF (OneCaller): one SF is
+  // for one thread at a time, and a second caller is refused.
+  std::atomic<bool> in_call{false};
 
   const stf::Graph &graph() const { return *this; }
 };

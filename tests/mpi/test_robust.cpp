@@ -153,6 +153,23 @@ void leaf_slot_int_max(Checker &ck) {
   ck.check(minleaf == INT_MAX - 1 && maxleaf == INT_MAX - 1, "leaf range %d..%d", minleaf, maxleaf);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 
+  // A unit above INT_MAX bytes: MPI_Type_size says MPI_UNDEFINED; the error
+  // names its size (it used to say "size 0"). No memory is touched.
+  ck.context("a unit of 3 GiB");
+  MPI_Datatype big = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(3 << 20, MPI_CHAR, &big);
+  MPI_Datatype huge = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(1 << 10, big, &huge);
+  MPI_Type_commit(&huge);
+  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+  ck.code(stf_set_graph(sf, 0, 0, nullptr, STF_COPY_VALUES, nullptr, STF_COPY_VALUES), STF_SUCCESS, "empty graph");
+  if (ck.code(stf_bcast(sf, huge, nullptr, nullptr, MPI_REPLACE), STF_ERR_TYPE, "stf_bcast of a 3 GiB unit"))
+    ck.check(std::strstr(stf_last_error_message(), "3221225472 bytes") != nullptr, "the message does not name the "
+             "size: %s", stf_last_error_message());
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  MPI_Type_free(&huge);
+  MPI_Type_free(&big);
+
   ck.context("stf_csr_create with INT_MAX rows");
   stf_coo coo = {INT_MAX, INT_MAX, 0, nullptr, nullptr, nullptr};
   stf_csr A = nullptr;
@@ -547,6 +564,20 @@ void debug_option(Checker &ck) {
         me != 0)
       ck.has_message("units differ");
     ck.code(stf_reduce(sf, unit, dleaves.data(), droots.data(), MPI_SUM), STF_ERR_ARG, "reduce, agreed");
+    check_ring_works(ck, sf, n);
+    ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  }
+
+  // Different ops on different ranks: refused on every rank (collective
+  // waited in another collective; basic combined with each rank's own op).
+  for (const char *type : {"basic", "collective", "allgather"}) {
+    ck.context(std::string("-stf_debug 1, MPI_MAX on rank 0 against MPI_SUM, ") + type);
+    sf = ring_sf(ck, n, (std::string("-stf_debug 1 -stf_type ") + type).c_str());
+    std::vector<int> iroots(n, 1), ileaves(n, 0);
+    const MPI_Op op = me == 0 ? MPI_MAX : MPI_SUM;
+    if (ck.code(stf_reduce(sf, MPI_INT, ileaves.data(), iroots.data(), op), STF_ERR_OP, "reduce, agreed"))
+      ck.has_message("different ops");
+    ck.code(stf_bcast(sf, MPI_INT, iroots.data(), ileaves.data(), op), STF_ERR_OP, "bcast, agreed");
     check_ring_works(ck, sf, n);
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }

@@ -45,6 +45,11 @@ void differing_options(Checker &ck) {
        "-stf_net_transport"},
       {"-stf_type auto -stf_ranks_per_node 1", "-stf_split_bytes 64", "-stf_split_bytes 16384", "-stf_split_bytes"},
       {"-stf_type auto", "-stf_autotune 2", "-stf_autotune 0", "-stf_autotune"},
+      // The agreement runs whatever -stf_validate says (it used to be skipped
+      // where it was 0: MPI_ERR_TRUNCATE there, the others waiting).
+      {"", "-stf_validate 0", "-stf_validate 1", "-stf_validate"},
+      {"-stf_validate 0", "-stf_validate 1", "-stf_validate 0", "-stf_validate"},
+      {"-stf_validate 0", "-stf_type neighbor", "-stf_type basic", "-stf_type"},
   };
   const bool odd_one = me == nranks - 1;
   for (const Differing &c : cases) {
@@ -83,6 +88,7 @@ void harmless_differences(Checker &ck) {
       {"-stf_type putsignal", "-stf_putsignal_timeout 60"}, // how long one rank waits
       {"-stf_type window", "-stf_window_sync fence"},       // the same
       {"-stf_type auto", "-stf_window_sync lock"},          // not a candidate of auto's
+      {"-stf_type putsignal", "-stf_putsignal_unit_bytes 016"},  // the default's value, written otherwise
   };
   for (const auto &c : cases) {
     ck.context(std::string("harmless difference: '") + c.base + "', then '" + c.odd + "' on the last rank");

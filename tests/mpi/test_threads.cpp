@@ -6,11 +6,17 @@
 //     at once;
 //  2. two SFs on two communicators, created and set up inside the threads at
 //     the same time (communicator records, datatype cache, options), one
-//     basic and one neighbor.
+//     basic and one neighbor;
+//  3. one SF called from a second thread while the first waits in a call
+//     (not allowed): the second thread's calls are refused with
+//     STF_ERR_STATE, and the first thread's operation is right.
 // Every thread checks every result; each runs thousands of operations,
 // mixing blocking calls, begin/end and stf_test polling. Exit 77 (skipped)
 // when the MPI library does not provide MPI_THREAD_MULTIPLE.
 #include <sched.h>
+
+#include <atomic>
+#include <chrono>
 
 #include <cstdio>
 #include <string>
@@ -97,6 +103,65 @@ struct Worker {
   }
 };
 
+// Rank 0's first thread waits in a call for the other ranks, which begin
+// late (in its end; with window's fences in its begin already); its second
+// thread calls into the same SF meanwhile. The second thread's calls would
+// fail on their arguments if they got through (a begin with NULL root data
+// where this rank has roots, a test of a NULL request), before any message.
+void one_sf_two_threads(Checker &ck, const char *type) {
+  ck.context(std::string("one SF, a second thread calling while the first waits: ") + type);
+  const LocalGraph g = ring_graph(me, nranks, 5);
+  stf_sf sf = nullptr;
+  if (!ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create") ||
+      !ck.code(stf_set_sf_options(sf, (std::string("-stf_type ") + type).c_str()), STF_SUCCESS, "options") ||
+      !ck.code(stf_set_graph(sf, g.nroots, g.nleaves(), g.ilocal_ptr(), STF_COPY_VALUES, g.iremote.data(),
+                             STF_COPY_VALUES),
+               STF_SUCCESS, "stf_set_graph") ||
+      !ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup"))
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  stf_int lo = 0, hi = -1;
+  g.leaf_range(&lo, &hi);
+  std::vector<double> roots(g.nroots), leaves(hi + 1, -1.0), other_leaves(hi + 1, -1.0);
+  for (stf_int r = 0; r < g.nroots; r++) roots[r] = me * 100 + r;
+  if (me == 0) {
+    std::atomic<bool> calling{false}, finished{false};
+    bool begin_refused = false, test_refused = false;
+    std::string message;
+    std::thread second([&] {
+      while (!calling.load()) sched_yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the others begin 2 s late
+      stf_request mine = nullptr;
+      while (!finished.load() && !(begin_refused && test_refused)) {
+        if (!begin_refused &&
+            stf_bcast_begin(sf, MPI_DOUBLE, nullptr, other_leaves.data(), MPI_REPLACE, &mine) == STF_ERR_STATE) {
+          begin_refused = true;
+          message = stf_last_error_message();
+        }
+        int done = 0;
+        if (!test_refused && stf_test(sf, nullptr, &done) == STF_ERR_STATE) test_refused = true;
+        sched_yield();
+      }
+    });
+    calling.store(true);
+    ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "first thread's bcast");
+    finished.store(true);
+    second.join();
+    ck.check(begin_refused, "the second thread's begin was never refused");
+    ck.check(test_refused, "the second thread's stf_test was never refused");
+    ck.check(message.find("another thread") != std::string::npos, "message: %s", message.c_str());
+    for (double v : other_leaves) ck.check(v == -1.0, "the refused begin wrote leaves");
+  } else {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
+  }
+  for (stf_int i = 0; i < g.nleaves(); i++) {
+    const stf_node n = g.iremote[i];
+    ck.check(leaves[g.slot(i)] == n.rank * 100 + n.index, "leaf %d: %g", static_cast<int>(g.slot(i)),
+             leaves[g.slot(i)]);
+  }
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -150,6 +215,7 @@ int main(int argc, char **argv) {
     }
     if (me == 0) std::printf("test_threads: %s: %lld operations on rank 0\n", ck.context().c_str(), ops);
   }
+  for (const char *type : {"basic", "window", "putsignal"}) one_sf_two_threads(ck, type);
   int rc = ck.finish();
   MPI_Finalize();
   return rc;

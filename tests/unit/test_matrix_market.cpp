@@ -67,6 +67,17 @@ struct Bad {
   const char *expect;  // must appear in the message
 };
 
+// The format lets comment lines come anywhere after the header, and a
+// subnormal value is a finite double like any other.
+TEST(MatrixMarket, CommentsBetweenEntriesAndSubnormalValues) {
+  Parsed p("%%MatrixMarket matrix coordinate real general\n% a\n2 2 2\n1 1 1e-310\n% b\n%\n2 2 -4.9e-324\n");
+  ASSERT_EQ(p.rc, STF_SUCCESS) << p.message;
+  ASSERT_EQ(p.m.nnz, 2);
+  EXPECT_EQ(p.m.val[0], 1e-310);
+  EXPECT_EQ(p.m.val[1], -4.9e-324);
+  EXPECT_NE(p.m.val[1], 0.0);
+}
+
 TEST(MatrixMarket, RejectsMalformedInputWithLineNumbers) {
   const std::string h = "%%MatrixMarket matrix coordinate real general\n";
   const std::string sym = "%%MatrixMarket matrix coordinate real symmetric\n";
@@ -87,6 +98,7 @@ TEST(MatrixMarket, RejectsMalformedInputWithLineNumbers) {
       {h + "2 2 1\n1 1 1.5x\n", {"", STF_ERR_ARG, "line 3: value '1.5x'"}},
       {h + "2 2 1\n1 1 nan\n", {"", STF_ERR_ARG, "finite"}},
       {h + "2 2 1\n1 1 1e999\n", {"", STF_ERR_ARG, "finite"}},
+      {h + "2 2 1\n1 1 0x1p3\n", {"", STF_ERR_ARG, "line 3: value '0x1p3' is not a decimal number"}},
       {h + "2 2 1\n1 1\n", {"", STF_ERR_ARG, "3 words"}},
       {h + "2 2 1\n99999999999999999999 1 1\n", {"", STF_ERR_ARG, "line 3"}},
       {h + "2 2 1\n1\x01 1 1\n", {"", STF_ERR_ARG, "control character"}},
@@ -207,6 +219,22 @@ TEST(MatrixMarket, PlainAndGzipFiles) {
     std::fwrite(gz, 1, cut, f);
     std::fclose(f);
     EXPECT_NE(stf_mm_read(zipped.c_str(), &m), STF_SUCCESS) << "cut after " << cut << " of " << sizeof gz << " bytes";
+    EXPECT_EQ(m.nnz, 0);
+  }
+  // Two members in a row are read as one stream; anything else after the
+  // gzip data is an error, not dropped.
+  for (const std::string tail : {std::string(reinterpret_cast<const char *>(gz), sizeof gz), std::string("2 1 7\n"),
+                                 std::string(1, '\0')}) {
+    f = std::fopen(zipped.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(gz, 1, sizeof gz, f);
+    std::fwrite(tail.data(), 1, tail.size(), f);
+    std::fclose(f);
+    const bool member = tail.size() == sizeof gz;
+    ASSERT_EQ(stf_mm_read(zipped.c_str(), &m), STF_ERR_ARG) << stf_last_error_message();
+    EXPECT_NE(std::string(stf_last_error_message()).find(member ? "more entries" : "after the end of its gzip data"),
+              std::string::npos)
+        << stf_last_error_message();
     EXPECT_EQ(m.nnz, 0);
   }
 #else
