@@ -15,6 +15,10 @@ set(STF_LAYER_ops_USES core kernels device graph plan transport)
 set(STF_LAYER_sf_USES core model kernels device graph plan transport ops)
 set(STF_LAYER_nodeaware_USES core model kernels device graph plan transport ops sf)
 set(STF_LAYER_algebra_USES core model kernels device graph plan transport ops sf)
+# Subfolders whose sources belong to their layer's library (a folder per
+# part too large for one file); other subfolders hold optional backends,
+# added by hand (CMakeLists.txt, StfNvshmem.cmake).
+set(STF_LAYER_transport_FOLDERS putsignal)
 # A header of each layer, for the checks below.
 set(STF_LAYER_core_HEADER core/error.h)
 set(STF_LAYER_model_HEADER model/model.h)
@@ -41,9 +45,14 @@ function(stf_layer_include_dir layer out)
   set(${out} ${dir} PARENT_SCOPE)
 endfunction()
 
-# Object library stf_<layer> from src/<layer>/*.cpp; extra sources (CUDA) may follow.
+# Object library stf_<layer> from src/<layer>/*.cpp and its folders' *.cpp;
+# extra sources (CUDA) may follow.
 function(stf_add_layer layer)
-  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${layer}/*.cpp)
+  set(globs ${PROJECT_SOURCE_DIR}/src/${layer}/*.cpp)
+  foreach(folder ${STF_LAYER_${layer}_FOLDERS})
+    list(APPEND globs ${PROJECT_SOURCE_DIR}/src/${layer}/${folder}/*.cpp)
+  endforeach()
+  file(GLOB sources CONFIGURE_DEPENDS ${globs})
   add_library(stf_${layer} OBJECT ${sources} ${ARGN})
   stf_layer_include_dir(${layer} dir)
   target_include_directories(stf_${layer} PRIVATE ${dir} ${PROJECT_SOURCE_DIR}/include)

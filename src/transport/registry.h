@@ -54,7 +54,7 @@ std::unique_ptr<Transport> make_fallback(Abilities can, std::unique_ptr<Transpor
 void adopt_primary(Transport *fallback, std::unique_ptr<Transport> primary);
 // window.cpp: -stf_window_sync.
 extern const OptionSpec window_sync_option;
-// putsignal.cpp: regions per peer, bytes per unit a region holds, timeout,
+// putsignal/options.cpp: regions per peer, bytes per unit a region holds, timeout,
 // and how messages reach other nodes.
 extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option,
     putsignal_net_option;

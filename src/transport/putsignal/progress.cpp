@@ -1,0 +1,107 @@
+// What moves messages between the putsignal transport's calls: queued
+// messages written into their regions once free (the outbox), arrived
+// messages of operations not ended yet moved out of their regions (spill),
+// the waits that do both while they poll, and the timeout that leaves the
+// SF broken.
+#include <cstring>
+
+#include "transport/large_count.h"
+#include "transport/putsignal/transport.h"
+
+namespace stf::putsignal {
+
+int PutSignalTransport::write(PutChannel &c, int k) {
+  SendLink &p = *senders_of(c.dir)[k];
+  const std::size_t bytes = p.units * c.unit_bytes;
+  const char *packed = c.outbox.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
+  const bool mark = c.route[k] == Route::large;  // the message goes by MPI: its signal alone
+  if (!p.writable(c.seq, c.previous[k])) return STF_SUCCESS;
+  if (mark) {
+    c.sends.emplace_back();
+    STF_CHECK(isend_bytes(packed, bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm, &c.sends.back()));
+  }
+  const int rc = mark ? p.mark(c.seq, bytes) : p.write(c.seq, packed, bytes);
+  // Not pending any more, also where the signal failed: a second try would
+  // send the large message again.
+  c.pending[k] = 0;
+  c.npending--;
+  pending_--;
+  return rc;
+}
+
+// Message k of c has arrived in its region: remember a sender whose size
+// tag says another size than expected (reported by wait_send, the
+// operation's last call), or whose mark says its message came by MPI.
+void PutSignalTransport::note_size(PutChannel &c, int k) {
+  const ReceiveLink &p = *receivers_of(c.dir)[k];
+  if (p.marked(c.seq)) return stray(c, k);
+  if (!p.has_size(c.seq, p.units * c.unit_bytes)) c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
+}
+
+int PutSignalTransport::progress(bool drain) {
+  if (!strays_empty()) STF_CHECK(drain_strays());
+  if (!drain && pending_ == 0) return STF_SUCCESS;
+  for (PutChannel *c : channels_) {
+    if (!c->seq_set) continue;
+    for (int k = 0; c->npending > 0 && k < static_cast<int>(c->pending.size()); k++)
+      if (c->pending[k]) STF_CHECK(write(*c, k));
+    if (!drain || !c->receiving || c->waited) continue;
+    const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(c->dir);
+    for (std::size_t k = 0; k < peers.size(); k++) {
+      ReceiveLink &p = *peers[k];
+      if (!p.has_regions() || c->held[k] != Held::no || !p.arrived(c->seq)) continue;
+      if (p.large(c->unit_bytes)) {
+        if (!c->marked[k]) STF_CHECK(take_signal_of_large(*c, static_cast<int>(k)));
+        continue;
+      }
+      STF_CHECK(spill(*c, static_cast<int>(k)));
+    }
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::spill(PutChannel &c, int k) {
+  const ReceiveLink &p = *receivers_of(c.dir)[k];
+  note_size(c, k);
+  std::memcpy(c.spill.data() + receivers(plan_, c.dir).offset[k] * c.unit_bytes, p.message(c.seq),
+              p.units * c.unit_bytes);
+  STF_CHECK(consume(c, k));
+  c.held[k] = Held::spilled;
+  return STF_SUCCESS;
+}
+
+// Whether every operation in flight before c that awaits its message from
+// receiving peer k in a region has looked at that region (spilling what
+// has arrived): were one a mark (stray()), c's large receive may hold that
+// operation's message instead of its own, and c must fail, not succeed.
+int PutSignalTransport::earlier_regions_seen(PutChannel &c, int k, bool *seen) {
+  ReceiveLink &p = *receivers_of(c.dir)[k];
+  *seen = true;
+  for (PutChannel *o : channels_) {
+    if (o->dir != c.dir || !o->seq_set || !o->receiving || o->waited || o->seq >= c.seq) continue;
+    if (o->held[k] != Held::no || p.large(o->unit_bytes)) continue;
+    if (p.arrived(o->seq))
+      STF_CHECK(spill(*o, k));
+    else
+      *seen = false;
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int),
+                                   PutChannel &c, int k) {
+  return poll_until(
+      [&](bool *done) {
+        *done = (this->*ready)(c, k);
+        return STF_SUCCESS;
+      },
+      [&] { return std::string(what) + " of rank " + std::to_string(rank); });
+}
+
+int PutSignalTransport::timed_out(const std::string &what) {
+  broken_ = "an earlier operation of this SF timed out waiting for " + what +
+            "; its peers' operations no longer pair with this rank's";
+  return set_error(STF_ERR_TIMEOUT, "putsignal transport: waited more than %g s for %s", timeout_, what.c_str());
+}
+
+}  // namespace stf::putsignal

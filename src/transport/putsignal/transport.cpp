@@ -1,0 +1,329 @@
+// The putsignal transport: one-sided put-with-signal (slot_ring.h), with no
+// MPI call on the way of a message between ranks of one node. This file
+// holds its Transport methods: it numbers operations, routes each message
+// (into its region, queued in the outbox, or large) and waits.
+//
+// Where the rest lives (this folder): link.h, the protocol's steps on one
+// peer of one direction and side, as a heap link (heap_link.cpp), an RMA
+// link (rma_link.cpp) or the point-to-point route; layout.cpp, the set-up
+// that makes the links and their windows; progress.cpp, queued writes,
+// spills, polling and timeouts; large.cpp, messages larger than their
+// region and strays; channel.h, what a channel keeps; options.cpp.
+//
+// Choices, and why:
+// - A link per peer, direction and side (link.h), whose kind is chosen
+//   once, at set-up, by where the peer is (layout.cpp): the sequencing here
+//   never asks whether a peer is in the heap or behind the window. What
+//   differs (a store or an MPI_Put, an MPI_Win_sync before a load, whether
+//   the sender may pack in place) is the link's, behind a virtual call: a
+//   few instructions per message, on a path of thousands per operation.
+// - Peers on my node: each rank allocates, in one MPI-3 shared-memory
+//   window on the node's communicator, a ring of S regions per node peer
+//   and direction that sends to it. Senders pack straight into the peer's
+//   region (the transport lends it to the ops layer: Transport::lends), so
+//   a message is written once and read once, and is signalled with a
+//   release store; the receiver polls with acquire loads and, once it has
+//   unpacked, returns the credit. Steady state: no MPI call, no allocation.
+// - Peers on other nodes: the same protocol over MPI RMA: a window per SF
+//   (MPI_Win_allocate, passive target with MPI_Win_lock_all for the SF's
+//   life) holding the rings of my off-node senders and my credit words for
+//   my off-node receivers. The sender packs into an outbox, puts the
+//   message, flushes (so the data is there before the signal), then writes
+//   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
+//   flushed locally at once; the receiver polls its own window memory
+//   after MPI_Win_sync and returns credits the same way.
+// - -stf_putsignal_net p2p sends messages to other nodes by MPI
+//   point-to-point instead (a link without regions); it is the default
+//   when built with MPICH: with MPICH 4.0.2 over UCX (4 ranks on 2 cores,
+//   every pair on other nodes) a rank's MPI_Win_flush, or its accumulates'
+//   completion, stalled for tens of seconds, seen again and again until
+//   the test's 280 s limit, while the target polled in MPI_Iprobe and
+//   MPI_Test (also with MPICH's waits made to yield the core: no rank was
+//   starved). Other MPICH versions and derivatives were not tried; rma
+//   turns the window back on. Node peers go through the heap either way.
+// - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
+//   unit is known only per operation); a message larger than its region
+//   goes by MPI point-to-point. Both ends decide alike (they know the
+//   message's units and the unit size). A signal carries a tag of its
+//   message's size (slot_ring.h), so a receiver expecting another size
+//   (the ranks' units differ) fails the operation's end with STF_ERR_ARG.
+//   A large message's region is signalled too, with a mark instead of the
+//   message (slot_ring.h), so every message has its signal where it is
+//   awaited. A receiver waiting for a large message takes the mark (and
+//   returns its credit), or fails on a smaller sender's message found
+//   there. One waiting in a region that finds a mark fails, and receives
+//   the message MPI brings (its sender's end waits for that); in case a
+//   receive of another operation took it instead, those operations fail
+//   too, and the SF refuses new bcasts and reduces, as after a timeout
+//   (-stf_debug 1 catches the units beforehand). Large messages are tagged
+//   by operation number modulo 2S and wait for their region's credit, so
+//   a receive takes no other operation's message while fewer than 2S
+//   operations are in flight (large_tag).
+// - Region n % S carries the n-th operation of its direction: every rank
+//   begins the operations of an SF in the same order, so sender and
+//   receiver agree without a message. A sender that finds its region still
+//   in use (more than S operations in flight) never waits in begin: it
+//   packs into its outbox and writes the region later (or sends a
+//   large message and writes its mark), from any later call into the
+//   transport. A rank that waits (in an end) also moves messages that
+//   arrived for operations it has not ended yet out of their regions
+//   (spill buffers) and returns their credits, so ends may come in any
+//   order with any number of operations in flight.
+// - Waiting polls: where the node has more ranks than cores it spins 200
+//   polls, then yields on every poll (the rank it waits for may need this
+//   core); else it spins 100,000 polls first, as MPI libraries do when each
+//   rank has a core. -stf_putsignal_timeout turns a peer that never comes
+//   into STF_ERR_TIMEOUT. After a timeout the SF refuses new bcasts and
+//   reduces (STF_ERR_STATE): the late peer's message still has to come
+//   into the operation's region, and the numbering of later operations
+//   would pair them with the wrong ones; only its destroy is left. The
+//   same after units of different sizes where a message may have been
+//   taken by another operation's receive (above).
+// - Fetch-and-op combines contributions in its receive buffers and sends the
+//   old values back from them, from end: basic (the registry row says so).
+// - Set-up exchanges where each ring lies, one MPI_Aint per peer pair and
+//   direction; memory per rank is O(peers x S x region), printed by the view.
+#include "transport/putsignal/transport.h"
+
+#include <memory>
+
+#include "transport/mpi_requests.h"
+
+namespace stf {
+namespace putsignal {
+
+PutSignalTransport::PutSignalTransport(const TransportContext &ctx)
+    : comm_(ctx.comm), plan_(ctx.plan), slots_(static_cast<int>(ctx.opts.number(putsignal_slots_option))),
+      unit_capacity_(static_cast<int>(ctx.opts.number(putsignal_unit_bytes_option))),
+      timeout_(static_cast<double>(ctx.opts.number(putsignal_timeout_option))),
+      rma_between_nodes_(putsignal_rma_between_nodes(ctx.opts)),
+      spins_(ctx.topology.local_size > sysconf(_SC_NPROCESSORS_ONLN) ? 200 : 100000),
+      layout_(ctx, slots_, unit_capacity_, rma_between_nodes_) {}
+
+PutSignalTransport::~PutSignalTransport() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  layout_.wait_signals();
+  drain_strays_now();
+  for (Drained &x : draining_) MPI_Wait(&x.req, MPI_STATUS_IGNORE);  // matched already, also when broken
+  // layout_ frees the windows next, once no signal or stray needs them.
+}
+
+// Local, before init's collectives (prepare_agreed): everything that allocates.
+void PutSignalTransport::prepare() {
+  layout_.prepare();
+  for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root})
+    strays_[dir_index(d)].assign(receivers_of(d).size() * large_tags(), 0);
+}
+
+int PutSignalTransport::init() { return layout_.init(); }
+
+std::string PutSignalTransport::describe() const {
+  return "putsignal (one-sided put with signal, " + std::to_string(slots_) +
+         " regions per peer and direction: node peers through a shared-memory heap, other nodes' through " +
+         (rma_between_nodes_ ? "an MPI RMA window" : "MPI point-to-point") +
+         "; messages of more than " + std::to_string(unit_capacity_) +
+         " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
+}
+
+PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
+  PutChannel &s = c.get<PutChannel>();
+  if (!s.listed) {
+    channels_.push_back(&s);
+    s.listed = &channels_;
+    s.pending_total = &pending_;
+  }
+  if (!s.seq_set) {
+    s.seq = next_seq_[dir_index(d)]++;
+    s.seq_set = true;
+    s.dir = d;
+    s.unit_bytes = ub;
+    s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
+  }
+  return s;
+}
+
+int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) {
+  STF_CHECK(refuse_if_broken());
+  STF_CHECK(wait_strays(d));  // before a receive of this operation could take one
+  PutChannel &s = start(c, d, ub);
+  const Messages &m = receivers(plan_, d);
+  const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(d);
+  // Sized (each on its own: a shortage may stop between them) before the
+  // channel counts as receiving, which progress reads them by.
+  s.held.resize(peers.size());
+  s.marked.resize(peers.size());
+  s.recvs.resize(peers.size(), MPI_REQUEST_NULL);
+  s.recv_types.resize(peers.size());
+  if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
+  s.receiving = true;
+  s.waited = false;
+  s.data = const_cast<void **>(recv);
+  s.nreceive = static_cast<int>(peers.size());
+  s.nrecvs = 0;
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    s.held[k] = Held::no;
+    s.marked[k] = 0;
+    s.recvs[k] = MPI_REQUEST_NULL;
+    const ReceiveLink &p = *peers[k];
+    if (!p.large(ub)) continue;
+    s.nrecvs++;
+    STF_CHECK(recv_init_bytes(s.spill.data() + m.offset[k] * ub, p.units * ub, p.rank, large_tag(d, s.seq),
+                              comm_.comm, &s.recvs[k], &s.recv_types[k]));
+    STF_MPI(MPI_Start(&s.recvs[k]));
+  }
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) {
+  STF_CHECK(refuse_if_broken());
+  PutChannel &s = start(c, d, ub);
+  const Messages &m = senders(plan_, d);
+  const std::vector<std::unique_ptr<SendLink>> &peers = senders_of(d);
+  s.route.resize(peers.size());  // each on its own, as in post_recv
+  s.previous.resize(peers.size());
+  s.pending.resize(peers.size());
+  s.forget_pending();
+  if (s.outbox.size() < m.idx.size() * ub) s.outbox.resize(m.idx.size() * ub);
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    SendLink &p = *peers[k];
+    s.route[k] = p.large(ub) ? Route::large : Route::queued;
+    s.pending[k] = 0;
+    // Region seq % S takes the message, or the mark of a large one.
+    s.previous[k] = p.has_regions() ? p.take_turn(s.seq) : 0;
+    char *region = s.route[k] == Route::queued ? p.in_place(s.seq, s.previous[k]) : nullptr;
+    if (region) {
+      s.route[k] = Route::region;
+      send[k] = region;
+    } else {
+      send[k] = s.outbox.data() + m.offset[k] * ub;
+    }
+  }
+  s.lent = true;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) {
+  PutChannel &s = c.get<PutChannel>();
+  const std::vector<std::unique_ptr<SendLink>> &peers = senders_of(d);
+  s.sends.clear();
+  s.sends.reserve(peers.size());  // write adds to it without allocating
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    SendLink &p = *peers[k];
+    switch (s.route[k]) {
+      case Route::region: STF_CHECK(p.write(s.seq, nullptr, p.units * ub)); break;  // packed in place
+      case Route::large:
+        if (!p.has_regions()) {  // both ends know it comes by MPI
+          s.sends.emplace_back();
+          STF_CHECK(isend_bytes(send[k], p.units * ub, p.rank, large_tag(d, s.seq), comm_.comm, &s.sends.back()));
+          break;
+        }
+        [[fallthrough]];  // sent with its mark, once its region is free (large_tag)
+      case Route::queued:
+        s.pending[k] = 1;
+        s.npending++;
+        pending_++;
+        break;
+    }
+  }
+  s.lent = false;
+  return s.npending ? progress(false) : STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_recv(Channel &c) {
+  PutChannel &s = c.get<PutChannel>();
+  const Messages &m = receivers(plan_, s.dir);
+  const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(s.dir);
+  if (s.nrecvs > 0) STF_CHECK(wait_large(s));
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    const ReceiveLink &p = *peers[k];
+    char *spilled = s.spill.data() + m.offset[k] * s.unit_bytes;
+    if (p.large(s.unit_bytes)) {
+      s.data[k] = spilled;
+      continue;
+    }
+    STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));
+    // Taken where it is: waiting for the next peer's message may spill
+    // others, not this one.
+    if (s.held[k] == Held::no) {
+      s.held[k] = Held::in_region;
+      note_size(s, static_cast<int>(k));
+    }
+    s.data[k] = s.held[k] == Held::spilled ? spilled : p.message(s.seq);
+  }
+  s.waited = true;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::test_recv(Channel &c, bool *done) {
+  PutChannel &s = c.get<PutChannel>();
+  STF_CHECK(progress(false));
+  poke_mpi();
+  *done = true;
+  if (s.nrecvs > 0) STF_CHECK(test_large(s, done));
+  const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(s.dir);
+  for (std::size_t k = 0; *done && k < peers.size(); k++)
+    *done = peers[k]->large(s.unit_bytes) || received(s, static_cast<int>(k));
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::test_send(Channel &c, bool *done) {
+  PutChannel &s = c.get<PutChannel>();
+  STF_CHECK(progress(false));
+  STF_CHECK(test_all(&s.sends, done));
+  *done = *done && s.npending == 0;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::release_recv(Channel &c) {
+  PutChannel &s = c.get<PutChannel>();
+  for (int k = 0; k < s.nreceive; k++)
+    if (s.held[k] == Held::in_region) STF_CHECK(consume(s, k));
+  s.receiving = false;
+  return STF_SUCCESS;
+}
+
+int PutSignalTransport::wait_send(Channel &c) {
+  PutChannel &s = c.get<PutChannel>();
+  for (int k = 0; k < static_cast<int>(s.pending.size()); k++)
+    if (s.pending[k])
+      STF_CHECK(wait_until("room for a message", senders_of(s.dir)[k]->rank, &PutSignalTransport::written, s, k));
+  // Polled, not MPI_Waitall: a peer may need a mark of an earlier
+  // operation, queued here, before it can receive these messages.
+  STF_CHECK(poll_until([&](bool *done) { return test_all(&s.sends, done); },
+                       [] { return std::string("the receipt of a message larger than its region"); }));
+  // A message this operation found marked: its receive posted before the
+  // end returns, so that the sender's end completes while this rank is
+  // elsewhere (MPI progresses it in any call).
+  STF_CHECK(wait_strays(s.dir));
+  s.seq_set = false;
+  // Once the operation is complete and its regions given back.
+  return s.mismatch.report("putsignal");
+}
+
+void PutSignalTransport::abandon(Channel &c) {
+  if (!c.state) return;
+  PutChannel &s = c.get<PutChannel>();
+  for (MPI_Request &r : s.recvs) cancel_receive(&r);
+  if (!s.lent) return;
+  std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
+  for (std::size_t k = 0; k < peers.size(); k++)
+    if (peers[k]->has_regions()) peers[k]->give_turn_back(s.seq, s.previous[k]);
+  s.lent = false;
+}
+
+}  // namespace putsignal
+
+int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
+  std::unique_ptr<putsignal::PutSignalTransport> t;
+  STF_CHECK(prepare_agreed(ctx, [&] {
+    t = std::make_unique<putsignal::PutSignalTransport>(ctx);
+    t->prepare();
+  }));
+  STF_CHECK(t->init());
+  *out = std::move(t);
+  return STF_SUCCESS;
+}
+
+}  // namespace stf

@@ -1,0 +1,174 @@
+// The putsignal transport's class: the sequencing of operations over its
+// links (link.h). Its methods live by concern: transport.cpp (the
+// Transport interface: numbering, routing, the waits), progress.cpp
+// (queued writes, spills, polling, timeouts), large.cpp (messages larger
+// than their region, and strays). layout.cpp sets the links up.
+#pragma once
+
+#include <unistd.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "transport/putsignal/channel.h"
+#include "transport/putsignal/layout.h"
+#include "transport/putsignal/tags.h"
+#include "transport/registry.h"
+#include "transport/slot_ring.h"
+
+namespace stf::putsignal {
+
+// A large message's receive still in flight, cancelled (its buffer may go
+// before its message comes), then freed.
+// Returns false where it had taken a message already.
+bool cancel_receive(MPI_Request *r);
+
+class PutSignalTransport final : public TransportDefaults {
+ public:
+  explicit PutSignalTransport(const TransportContext &ctx);
+  ~PutSignalTransport() override;
+
+  void prepare();
+  int init();
+
+  const char *name() const override { return "putsignal"; }
+  std::string describe() const override;
+  std::string describe_rank() const override { return layout_.describe(); }
+  bool lends(Direction, Leg leg) const override { return leg == Leg::forward; }
+
+  int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) override;
+  int lend_send(Channel &c, Direction d, Leg, std::size_t ub, void **send) override;
+  int post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) override;
+  int wait_recv(Channel &c) override;
+  int release_recv(Channel &c) override;
+  int wait_send(Channel &c) override;
+  int test_recv(Channel &c, bool *done) override;
+  int test_send(Channel &c, bool *done) override;
+  // Its large receives would take the channel's next messages. A begin that
+  // failed after lend_send, before post_send finished, gives its regions'
+  // turns back: the slot's next begin, with the same operation number, pairs
+  // with the peers' operation, which waits for this one's messages.
+  void abandon(Channel &c) override;
+
+ private:
+  std::vector<std::unique_ptr<SendLink>> &senders_of(Direction d) { return layout_.senders(d); }
+  std::vector<std::unique_ptr<ReceiveLink>> &receivers_of(Direction d) { return layout_.receivers(d); }
+  // The operation's channel state, numbered on its first call.
+  PutChannel &start(Channel &c, Direction d, std::size_t ub);
+  // The tag of operation n's large messages in direction d. While a
+  // receive of operation n is posted, the sender's operations up to n + 2S
+  // - 1 may be sent (a large message waits, as its mark does, for its
+  // region's credit; operation n + S's needs n's, which comes back after
+  // that receive, if unmatched, is cancelled), so a receive posted for a
+  // message that came in its region instead (the ranks' units differ)
+  // takes no later operation's message.
+  int large_tag(Direction d, std::uint64_t n) const {
+    return large_tag_at(dir_index(d), static_cast<int>(n % large_tags()));
+  }
+  int large_tags() const { return 2 * slots_; }  // per direction
+  int large_tag_at(int dir, int residue) const {
+    return comm_.transport_tag(tag_large_first + dir * 2 * kMaxSlots + residue);
+  }
+  // Index of (receiving peer k, operation n) in strays_.
+  std::size_t stray_index(int k, std::uint64_t n) const {
+    return static_cast<std::size_t>(k) * large_tags() + static_cast<std::size_t>(n % large_tags());
+  }
+
+  // progress.cpp
+  // A queued message into its region, and its signal, if the region is free.
+  int write(PutChannel &c, int k);
+  void note_size(PutChannel &c, int k);
+  // Returns the credit of message k of c (none for a large one).
+  int consume(PutChannel &c, int k) {
+    ReceiveLink &p = *receivers_of(c.dir)[k];
+    return p.large(c.unit_bytes) ? STF_SUCCESS : p.return_credit(c.seq);
+  }
+  // Writes queued messages that now may be; with drain, also moves arrived
+  // messages of operations not waited for yet out of their regions.
+  int progress(bool drain);
+  int spill(PutChannel &c, int k);  // message k of c out of its region, credit returned
+  int earlier_regions_seen(PutChannel &c, int k, bool *seen);
+  int wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int), PutChannel &c,
+                 int k);
+  // Every wait: calls ready(&done) until it says done, moving queued and
+  // arrived messages meanwhile; after -stf_putsignal_timeout,
+  // STF_ERR_TIMEOUT waiting for what().
+  template <class Ready, class What>
+  int poll_until(Ready ready, What what) {
+    Backoff backoff(spins_, timeout_);
+    for (;;) {
+      bool done = false;
+      STF_CHECK(ready(&done));
+      if (done) return STF_SUCCESS;
+      STF_CHECK(progress(backoff.patient()));
+      STF_CHECK(layout_.reap_signals());
+      poke_mpi();
+      backoff.pause();
+      if (backoff.expired()) return timed_out(what());
+    }
+  }
+  bool received(PutChannel &c, int k) { return c.held[k] != Held::no || receivers_of(c.dir)[k]->arrived(c.seq); }
+  bool written(PutChannel &c, int k) { return !c.pending[k]; }
+  // STF_ERR_TIMEOUT, remembered: a new operation is then refused.
+  int timed_out(const std::string &what);
+  int refuse_if_broken() const {
+    if (broken_.empty()) return STF_SUCCESS;
+    return set_error(STF_ERR_STATE, "putsignal transport: %s: destroy the SF", broken_.c_str());
+  }
+  // Lets MPI apply peers' puts and accumulates, or move the point-to-point
+  // messages that replace them (-stf_putsignal_net p2p): it progresses
+  // inside MPI calls.
+  void poke_mpi() {
+    if (!layout_.off_node()) return;
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, large_tag(Direction::root_to_leaf, 0), comm_.comm, &flag, MPI_STATUS_IGNORE);
+  }
+
+  // large.cpp
+  // The large messages of c: whether they have all arrived, and waiting for them.
+  int test_large(PutChannel &c, bool *done);
+  int wait_large(PutChannel &c);
+  // The region signal of large message k of c: a mark, or a smaller sender's message.
+  int take_signal_of_large(PutChannel &c, int k);
+  // A mark where message k of c was awaited in its region: its message comes by MPI.
+  void stray(PutChannel &c, int k);
+  int drain_strays();  // receives and drops them
+  // Until those of direction d are being received; the usual case, none,
+  // costs a load (every begin and end asks).
+  int wait_strays(Direction d) { return strays_left_[dir_index(d)] == 0 ? STF_SUCCESS : wait_for_strays(d); }
+  int wait_for_strays(Direction d);
+  void drain_strays_now();       // all of them, blocking (destroy)
+  bool strays_empty() const { return draining_.empty() && strays_left_[0] == 0 && strays_left_[1] == 0; }
+  // Large message k of c still needs its region's signal.
+  bool awaits_signal(const PutChannel &c, int k) {
+    return receivers_of(c.dir)[k]->has_regions() && !c.marked[k] && c.held[k] == Held::no;
+  }
+
+  const Comm &comm_;
+  const Plan &plan_;
+  const int slots_, unit_capacity_;
+  const double timeout_;
+  const bool rma_between_nodes_;  // -stf_putsignal_net rma
+  const long spins_;  // polls before yielding (Backoff)
+  Layout layout_;
+  std::uint64_t next_seq_[kDirections] = {0, 0};
+  std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
+  int pending_ = 0;                   // queued messages not written yet, in all of them
+  // Why new operations are refused (a timeout, or a message that a later
+  // operation's receive may take), if they are.
+  std::string broken_;
+  // Large messages of failed operations, received by no receive: per
+  // direction, the count still to drain per peer and tag (stray_index), and
+  // their sum (every progress looks at it); those being received.
+  std::vector<int> strays_[kDirections];
+  int strays_left_[kDirections] = {0, 0};
+  struct Drained {
+    std::vector<char> sink;
+    MPI_Request req;
+  };
+  std::deque<Drained> draining_;
+};
+
+}  // namespace stf::putsignal
