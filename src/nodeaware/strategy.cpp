@@ -36,6 +36,10 @@ const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (
 struct Chain {
   stf_sf sf[kSteps] = {};
   stf_int send_units = 0, recv_units = 0;
+  // What an operation's steps run on after one of them failed on this
+  // rank (NodeAware::begin_failed): roots then leaves, as many units of up
+  // to 2 bytes as any step's roots or leaf slots.
+  std::vector<char> failed_data;
   ~Chain() {
     for (stf_sf &s : sf) stf_destroy(&s);
   }
@@ -66,6 +70,7 @@ struct StrategyOp {
   OpArgs args{OpKind::bcast, MPI_DATATYPE_NULL, MPI_REPLACE, nullptr, nullptr, nullptr};
   stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
   stf_request req[kSteps] = {};
+  std::size_t unit_bytes = 0;  // packed
   int error = STF_SUCCESS;  // the first failed step's, for the end
   std::string message;
   // The send and receive buffers, in the memory of the data the operation reads.
@@ -118,6 +123,17 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
                      sf->size - used[kSteps + 1]);
   c->send_units = g.send_units;
   c->recv_units = g.recv_units;
+  std::size_t slots = 0;
+  for (const StepGraph *sg : graphs) {
+    slots = std::max(slots, static_cast<std::size_t>(sg->nroots));
+    for (stf_int l : sg->leaves) slots = std::max(slots, static_cast<std::size_t>(l) + 1);
+    slots = std::max(slots, sg->roots.size());
+  }
+  try {
+    c->failed_data.resize(2 * 2 * slots);
+  } catch (...) {
+    rc = exception_error();  // agreed below, after the collectives
+  }
   // Every rank makes every step's SF (so that all take the same tags), then
   // they agree (with -stf_validate) before the set-ups, which agree by
   // themselves.
@@ -167,6 +183,7 @@ class NodeAware : public Strategy {
     if (!op) return set_error(STF_ERR_MEMORY, "cannot allocate a node-aware operation");
     op->chain = chain;
     op->args = a;
+    op->unit_bytes = res.unit->packed_bytes;
     op->next = 0;
     STF_CHECK(memtype_of(a.src, a.src_mem, &op->src_mem));
     STF_CHECK(memtype_of(a.dst, a.dst_mem, &op->dst_mem));
@@ -337,6 +354,10 @@ class NodeAware : public Strategy {
       stf_sf step = op->chain->sf[a.step];
       stf_request *req = &op->req[a.step];
       if (!step) continue;
+      if (a.begin && op->error != STF_SUCCESS) {
+        keep(op, begin_failed(op, a.step, req));
+        continue;
+      }
       if (a.begin) {
         const void *root;
         void *leaf;
@@ -362,6 +383,23 @@ class NodeAware : public Strategy {
       keep(op, op->args.kind == OpKind::bcast ? stf_bcast_end(step, req) : stf_reduce_end(step, req));
     }
     *done = true;
+  }
+
+  // A step of op, one of whose steps failed on this rank: what it would
+  // send is not the operation's data. It still runs (its peers wait for
+  // it), with units of another size, on scratch memory, so that every rank
+  // that receives from it fails too (each transport checks a message's
+  // size) instead of taking that data, and passes the failure on in turn.
+  static int begin_failed(StrategyOp *op, Step k, stf_request *req) {
+    const bool one_byte = op->unit_bytes == 1;
+    const MPI_Datatype t = one_byte ? MPI_UINT16_T : MPI_BYTE;
+    char *roots = op->chain->failed_data.data();
+    char *leaves = roots + op->chain->failed_data.size() / 2;
+    stf_sf step = op->chain->sf[k];
+    const stf_memtype h = STF_MEMTYPE_HOST;
+    return op->args.kind == OpKind::bcast
+               ? stf_bcast_begin_mem(step, t, h, roots, h, leaves, MPI_REPLACE, req)
+               : stf_reduce_begin_mem(step, t, h, leaves, h, roots, MPI_REPLACE, req);
   }
 
   // The first failure of op's steps, with its message (later steps may

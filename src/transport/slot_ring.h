@@ -106,7 +106,10 @@ struct SlotRing {
 // Polling without burning a core that another rank needs: spins `spins`
 // polls (few where ranks outnumber cores, many where each has its own, as
 // MPI libraries do), then yields on every poll; after timeout seconds (0:
-// never) expired() says so.
+// never) expired() says so. With a timeout the clock is read on every
+// unsuccessful poll, from the first: a poll through an RMA window can take
+// milliseconds, and the timeout must come on time whatever a poll costs
+// (a clock read costs tens of nanoseconds; without a timeout, nothing).
 class Backoff {
  public:
   Backoff(long spins, double timeout) : spins_(spins), timeout_(timeout) {}
@@ -116,9 +119,9 @@ class Backoff {
   }
   bool patient() const { return polls_ > kPatient; }  // waited long enough to try harder things
   bool expired() {
-    if (timeout_ <= 0 || polls_ % 1024 != 0) return false;
+    if (timeout_ <= 0) return false;
     const auto now = std::chrono::steady_clock::now();
-    if (polls_ == 1024) start_ = now;
+    if (polls_ == 1) start_ = now;
     return std::chrono::duration<double>(now - start_).count() > timeout_;
   }
 

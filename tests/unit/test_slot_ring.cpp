@@ -5,12 +5,14 @@
 // `make test-device-tsan`, which checks the acquire/release pairs.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
 
 #include "transport/slot_ring.h"
 
+using stf::Backoff;
 using stf::SlotRing;
 
 namespace {
@@ -69,4 +71,30 @@ TEST(SlotRing, SignalsNameTheirSequence) {
   EXPECT_TRUE(ring.has_size(2, 8));
   EXPECT_FALSE(ring.has_size(2, 16));
   EXPECT_FALSE(ring.has_size(2, 4));
+}
+
+// A timeout comes on time however long a poll takes (through an RMA window
+// a poll took milliseconds, and the clock was read every 1,024 polls only,
+// from the 1,024th on: 7-10x late). Here every poll takes 20 ms, and the
+// wait is in its spinning phase throughout.
+TEST(Backoff, TimeoutOnTimeWhenPollsAreSlow) {
+  const double timeout = 0.3;
+  Backoff backoff(100000, timeout);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int polls = 0; polls < 100; polls++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the poll
+    backoff.pause();
+    if (backoff.expired()) break;
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(waited, timeout);
+  EXPECT_LT(waited, 1.1 * timeout + 0.02) << "a poll takes 0.02 s";
+}
+
+TEST(Backoff, NoTimeoutNeverExpires) {
+  Backoff backoff(0, 0);
+  for (int polls = 0; polls < 5000; polls++) {
+    backoff.pause();
+    EXPECT_FALSE(backoff.expired());
+  }
 }

@@ -69,6 +69,10 @@ struct PutChannel : ChannelState {
   std::vector<ByteCount> recv_types;  // the derived types recvs need, if any
   int nrecvs = 0;
   SizeMismatch mismatch;  // a sender whose message's size tag is not the expected size
+  // A large receive of this operation that may hold another operation's
+  // message (an earlier one's receive with the same tag was cancelled):
+  // its sender's rank, else -1. The end fails (wait_send).
+  int taken_from = -1;
 };
 
 }  // namespace stf::putsignal

@@ -41,6 +41,26 @@ void PutSignalTransport::stray(PutChannel &c, int k) {
     }
 }
 
+void PutSignalTransport::cancelled(const PutChannel &c, int k) {
+  const int rank = receivers_of(c.dir)[k]->rank;
+  for (PutChannel *o : channels_) {
+    if (o == &c || !o->receiving || o->dir != c.dir || o->seq < c.seq ||
+        large_tag(o->dir, o->seq) != large_tag(c.dir, c.seq) || static_cast<std::size_t>(k) >= o->recvs.size() ||
+        o->recvs[k] == MPI_REQUEST_NULL)
+      continue;
+    int complete = 0;  // before the cancel: with its own message (MPI matches in order)
+    MPI_Request_get_status(o->recvs[k], &complete, MPI_STATUS_IGNORE);
+    if (complete) continue;
+    // Cancelled too, so that no receive takes a message of another size
+    // (Open MPI 4.1 wrote past a persistent receive's buffer): in turn, its
+    // message may come to the next one.
+    if (o->taken_from < 0) o->taken_from = rank;
+    cancel_receive(&o->recvs[k]);
+    broken_ = "an operation's receive from rank " + std::to_string(rank) +
+              " was cancelled before its message came, which a later operation's receive may take";
+  }
+}
+
 int PutSignalTransport::drain_strays() {
   for (Direction dir : {Direction::root_to_leaf, Direction::leaf_to_root}) {
     const int d = dir_index(dir);

@@ -140,6 +140,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.dir = d;
     s.unit_bytes = ub;
     s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
+    s.taken_from = -1;
   }
   return s;
 }
@@ -236,6 +237,11 @@ int PutSignalTransport::wait_recv(Channel &c) {
   const Messages &m = receivers(plan_, s.dir);
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(s.dir);
   if (s.nrecvs > 0) STF_CHECK(wait_large(s));
+  if (s.taken_from >= 0)  // before the ops layer unpacks it
+    return set_error(STF_ERR_STATE,
+                     "putsignal transport: an earlier operation's receive from rank %d was cancelled (that operation "
+                     "failed) before its message came, so this operation's message from that rank may be that one's",
+                     s.taken_from);
   for (std::size_t k = 0; k < peers.size(); k++) {
     const ReceiveLink &p = *peers[k];
     char *spilled = s.spill.data() + m.offset[k] * s.unit_bytes;
@@ -305,7 +311,8 @@ int PutSignalTransport::wait_send(Channel &c) {
 void PutSignalTransport::abandon(Channel &c) {
   if (!c.state) return;
   PutChannel &s = c.get<PutChannel>();
-  for (MPI_Request &r : s.recvs) cancel_receive(&r);
+  for (std::size_t k = 0; k < s.recvs.size(); k++)
+    if (s.recvs[k] != MPI_REQUEST_NULL && cancel_receive(&s.recvs[k])) cancelled(s, static_cast<int>(k));
   if (!s.lent) return;
   std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
   for (std::size_t k = 0; k < peers.size(); k++)

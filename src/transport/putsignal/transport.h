@@ -135,6 +135,12 @@ class PutSignalTransport final : public TransportDefaults {
   // A mark where message k of c was awaited in its region: its message comes by MPI.
   void stray(PutChannel &c, int k);
   int drain_strays();  // receives and drops them
+  // Operation c's receive from its receiving peer k was cancelled before
+  // its message came: the message may still come, and MPI gives it to the
+  // first receive posted for that peer and tag. Later operations'
+  // receives still waiting there are cancelled too, and those operations
+  // fail; the SF refuses new ones (a later receive could take it).
+  void cancelled(const PutChannel &c, int k);
   // Until those of direction d are being received; the usual case, none,
   // costs a load (every begin and end asks).
   int wait_strays(Direction d) { return strays_left_[dir_index(d)] == 0 ? STF_SUCCESS : wait_for_strays(d); }
