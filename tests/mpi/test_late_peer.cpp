@@ -68,11 +68,14 @@ void late_peer(Checker &ck, const std::string &options, int n, int big, int me, 
     succeeded++;
     const int d = doubles(i);
     long long wrong = 0;
+    stf_int first = -1;
     for (stf_int l = 0; l < nleaves; l++)
-      for (int c = 0; c < d; c++) wrong += leaves[i][l * d + c] != value(i, remote[l].rank, c);
+      for (int c = 0; c < d; c++)
+        if (leaves[i][l * d + c] != value(i, remote[l].rank, c) && wrong++ == 0) first = l;
     if (wrong) wrong_successes++;
-    ck.check(wrong == 0, "op %d ended with STF_SUCCESS and %lld wrong values (leaf 0: %g, want %g)", i, wrong,
-             leaves[i][0], value(i, remote[0].rank, 0));
+    ck.check(wrong == 0, "op %d ended with STF_SUCCESS and %lld wrong values (the first in the leaf from rank %d: %g, "
+             "want %g)", i, wrong, first < 0 ? -1 : remote[first].rank, first < 0 ? 0.0 : leaves[i][first * d],
+             first < 0 ? 0.0 : value(i, remote[first].rank, 0));
   }
   // Bounded: a few timeouts of 1 s each, not one per operation.
   ck.check(MPI_Wtime() - t0 < 60, "the ends took %.1f s", MPI_Wtime() - t0);
@@ -92,8 +95,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   Checker ck("test_late_peer", argc, argv, 1);
   const std::string options = argc > 1 && argv[1][0] == '-' ? argv[1] : "-stf_type putsignal";
-  const int n = static_cast<int>(parse_long(argc, argv, "ops", "STF_TEST_OPS", 24));
-  const int big = static_cast<int>(parse_long(argc, argv, "big", "STF_TEST_BIG", 3));
+  const int n = static_cast<int>(parse_long(argc, argv, "--ops", "STF_TEST_OPS", 24));
+  const int big = static_cast<int>(parse_long(argc, argv, "--big", "STF_TEST_BIG", 3));
   if (size >= 2) late_peer(ck, options + " -stf_putsignal_timeout 1", n, big, me, size);
   const int rc = ck.finish();
   MPI_Finalize();

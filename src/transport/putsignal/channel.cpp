@@ -1,4 +1,4 @@
-// A putsignal channel's end (channel.h): it leaves the transport's lists,
+// A putsignal channel's end (channel.h): it leaves the transport's lists and queues,
 // and large sends that MPI may still read keep their buffer.
 #include "transport/putsignal/channel.h"
 
@@ -10,6 +10,7 @@ namespace stf::putsignal {
 
 PutChannel::~PutChannel() {
   if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
+  for (int i = 0; i < nqueues; i++) queues[i].forget(this);
   forget_pending();
   abandon_active_sends();
 }

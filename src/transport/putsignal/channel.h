@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "transport/large_count.h"
+#include "transport/putsignal/region_queues.h"
 #include "transport/size_mismatch.h"
 #include "transport/transport.h"
 
@@ -27,6 +28,8 @@ struct PutChannel : ChannelState {
   // ops layer frees channels before their transport.
   std::vector<PutChannel *> *listed = nullptr;
   int *pending_total = nullptr;  // the transport's count of queued messages, which includes this one's
+  RegionQueues *queues = nullptr;  // the transport's, which may list this channel
+  int nqueues = 0;
   ~PutChannel() override;
   // Queued messages that will not be written (the channel goes, or takes a
   // new operation after this one failed) leave the transport's count, so

@@ -48,12 +48,12 @@ void PutSignalTransport::cancelled(const PutChannel &c, int k) {
         large_tag(o->dir, o->seq) != large_tag(c.dir, c.seq) || static_cast<std::size_t>(k) >= o->recvs.size() ||
         o->recvs[k] == MPI_REQUEST_NULL)
       continue;
-    int complete = 0;  // before the cancel: with its own message (MPI matches in order)
-    MPI_Request_get_status(o->recvs[k], &complete, MPI_STATUS_IGNORE);
-    if (complete) continue;
     // Cancelled too, so that no receive takes a message of another size
     // (Open MPI 4.1 wrote past a persistent receive's buffer): in turn, its
-    // message may come to the next one.
+    // message may come to the next one. One that has completed had its own
+    // message (MPI matches in order), but this rank cannot tell: Open MPI
+    // 4.1's MPI_Request_get_status said a persistent receive had completed
+    // that then took the older operation's message.
     if (o->taken_from < 0) o->taken_from = rank;
     cancel_receive(&o->recvs[k]);
     broken_ = "an operation's receive from rank " + std::to_string(rank) +
@@ -132,6 +132,7 @@ int PutSignalTransport::take_signal_of_large(PutChannel &c, int k) {
     c.mismatch.note(p.rank, false, expected);
     c.held[k] = Held::spilled;  // seen: its data is in no buffer, the end fails
   }
+  taken(c, k);
   return p.return_credit(c.seq);
 }
 

@@ -40,21 +40,51 @@ void PutSignalTransport::note_size(PutChannel &c, int k) {
 
 int PutSignalTransport::progress(bool drain) {
   if (!strays_empty()) STF_CHECK(drain_strays());
-  if (!drain && pending_ == 0) return STF_SUCCESS;
-  for (PutChannel *c : channels_) {
-    if (!c->seq_set) continue;
-    for (int k = 0; c->npending > 0 && k < static_cast<int>(c->pending.size()); k++)
-      if (c->pending[k]) STF_CHECK(write(*c, k));
-    if (!drain || !c->receiving || c->waited) continue;
-    const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(c->dir);
-    for (std::size_t k = 0; k < peers.size(); k++) {
-      ReceiveLink &p = *peers[k];
-      if (!p.has_regions() || c->held[k] != Held::no || !p.arrived(c->seq)) continue;
-      if (p.large(c->unit_bytes)) {
-        if (!c->marked[k]) STF_CHECK(take_signal_of_large(*c, static_cast<int>(k)));
-        continue;
+  if (pending_ > 0) STF_CHECK(write_queued());
+  return drain ? take_arrived() : STF_SUCCESS;
+}
+
+// The oldest queued message of each region, while it may be written.
+int PutSignalTransport::write_queued() {
+  for (int d = 0; d < kDirections && pending_ > 0; d++) {
+    RegionQueues &queues = to_write(d);
+    for (std::size_t i = 0; i < queues.size(); i++) {
+      RegionQueue &q = queues.at(i);
+      const int k = static_cast<int>(queues.peer_of(i));
+      while (!q.empty()) {
+        PutChannel *c = q.front().c;
+        if (still_queued(q.front(), d, k)) {
+          STF_CHECK(write(*c, k));
+          if (c->pending[k]) break;  // its region is not free yet
+        }
+        q.pop();
       }
-      STF_CHECK(spill(*c, static_cast<int>(k)));
+    }
+  }
+  return STF_SUCCESS;
+}
+
+// The oldest awaited message of each region, while it has arrived: out of
+// its region (a large message's mark: taken).
+int PutSignalTransport::take_arrived() {
+  for (int d = 0; d < kDirections; d++) {
+    RegionQueues &queues = to_take(d);
+    const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(d == 0 ? Direction::root_to_leaf
+                                                                                 : Direction::leaf_to_root);
+    for (std::size_t i = 0; i < queues.size(); i++) {
+      RegionQueue &q = queues.at(i);
+      const int k = static_cast<int>(queues.peer_of(i));
+      ReceiveLink &p = *peers[k];
+      while (!q.empty()) {
+        PutChannel *c = q.front().c;
+        if (!still_awaited(q.front(), d, k)) {
+          q.pop();
+          continue;
+        }
+        if (!p.arrived(c->seq)) break;
+        // Either takes the message and pops its entry (taken()).
+        STF_CHECK(p.large(c->unit_bytes) ? take_signal_of_large(*c, k) : spill(*c, k));
+      }
     }
   }
   return STF_SUCCESS;
@@ -67,6 +97,7 @@ int PutSignalTransport::spill(PutChannel &c, int k) {
               p.units * c.unit_bytes);
   STF_CHECK(consume(c, k));
   c.held[k] = Held::spilled;
+  taken(c, k);
   return STF_SUCCESS;
 }
 
@@ -76,14 +107,25 @@ int PutSignalTransport::spill(PutChannel &c, int k) {
 // operation's message instead of its own, and c must fail, not succeed.
 int PutSignalTransport::earlier_regions_seen(PutChannel &c, int k, bool *seen) {
   ReceiveLink &p = *receivers_of(c.dir)[k];
+  const int d = dir_index(c.dir);
   *seen = true;
-  for (PutChannel *o : channels_) {
-    if (o->dir != c.dir || !o->seq_set || !o->receiving || o->waited || o->seq >= c.seq) continue;
-    if (o->held[k] != Held::no || p.large(o->unit_bytes)) continue;
-    if (p.arrived(o->seq))
-      STF_CHECK(spill(*o, k));
-    else
-      *seen = false;
+  for (int j = 0; j < slots_; j++) {
+    RegionQueue &q = to_take(d).of(static_cast<std::size_t>(k), static_cast<std::uint64_t>(j));
+    while (!q.empty() && q.front().seq < c.seq) {
+      const RegionQueue::Entry e = q.front();
+      if (!still_awaited(e, d, k)) {
+        q.pop();
+      } else if (p.arrived(e.seq)) {  // taken, its entry popped (taken())
+        STF_CHECK(p.large(e.c->unit_bytes) ? take_signal_of_large(*e.c, k) : spill(*e.c, k));
+      } else {  // nothing later in the region has come either
+        q.each([&](const RegionQueue::Entry &o) {
+          if (o.seq >= c.seq) return false;
+          if (still_awaited(o, d, k) && !p.large(o.c->unit_bytes)) *seen = false;
+          return *seen;
+        });
+        break;
+      }
+    }
   }
   return STF_SUCCESS;
 }

@@ -8,7 +8,8 @@
 // link (rma_link.cpp) or the point-to-point route; layout.cpp, the set-up
 // that makes the links and their windows; progress.cpp, queued writes,
 // spills, polling and timeouts; large.cpp, messages larger than their
-// region and strays; channel.h, what a channel keeps; options.cpp.
+// region and strays; channel.h, what a channel keeps; region_queues.h,
+// per peer and region the operations in flight, oldest first; options.cpp.
 //
 // Choices, and why:
 // - A link per peer, direction and side (link.h), whose kind is chosen
@@ -113,8 +114,11 @@ PutSignalTransport::~PutSignalTransport() {
 // Local, before init's collectives (prepare_agreed): everything that allocates.
 void PutSignalTransport::prepare() {
   layout_.prepare();
-  for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root})
+  for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root}) {
     strays_[dir_index(d)].assign(receivers_of(d).size() * large_tags(), 0);
+    to_write(dir_index(d)).resize(senders_of(d).size(), slots_);
+    to_take(dir_index(d)).resize(receivers_of(d).size(), slots_);
+  }
 }
 
 int PutSignalTransport::init() { return layout_.init(); }
@@ -133,6 +137,8 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     channels_.push_back(&s);
     s.listed = &channels_;
     s.pending_total = &pending_;
+    s.queues = queues_;
+    s.nqueues = 2 * kDirections;
   }
   if (!s.seq_set) {
     s.seq = next_seq_[dir_index(d)]++;
@@ -168,6 +174,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
     s.marked[k] = 0;
     s.recvs[k] = MPI_REQUEST_NULL;
     const ReceiveLink &p = *peers[k];
+    if (p.has_regions()) to_take(dir_index(d)).of(k, s.seq).push(&s, s.seq);
     if (!p.large(ub)) continue;
     s.nrecvs++;
     STF_CHECK(recv_init_bytes(s.spill.data() + m.offset[k] * ub, p.units * ub, p.rank, large_tag(d, s.seq),
@@ -222,6 +229,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         }
         [[fallthrough]];  // sent with its mark, once its region is free (large_tag)
       case Route::queued:
+        to_write(dir_index(d)).of(k, s.seq).push(&s, s.seq);
         s.pending[k] = 1;
         s.npending++;
         pending_++;
@@ -255,6 +263,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
     if (s.held[k] == Held::no) {
       s.held[k] = Held::in_region;
       note_size(s, static_cast<int>(k));
+      taken(s, static_cast<int>(k));
     }
     s.data[k] = s.held[k] == Held::spilled ? spilled : p.message(s.seq);
   }

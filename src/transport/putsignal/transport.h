@@ -88,6 +88,25 @@ class PutSignalTransport final : public TransportDefaults {
   // Writes queued messages that now may be; with drain, also moves arrived
   // messages of operations not waited for yet out of their regions.
   int progress(bool drain);
+  int write_queued();
+  int take_arrived();
+  // Entry e of peer k's queue of direction d is still what it was queued for.
+  static bool still_queued(const RegionQueue::Entry &e, int d, int k) {
+    return e.c && e.c->seq_set && e.c->seq == e.seq && dir_index(e.c->dir) == d && e.c->pending[k];
+  }
+  // Message k of c was taken (spilled, read in its region, or its mark):
+  // its entry and the stale ones before it leave its region's queue, so
+  // that the queue stays as short as the operations in flight.
+  void taken(const PutChannel &c, int k) {
+    const int d = dir_index(c.dir);
+    RegionQueue &q = to_take(d).of(static_cast<std::size_t>(k), c.seq);
+    while (!q.empty() && !still_awaited(q.front(), d, k)) q.pop();
+  }
+  static bool still_awaited(const RegionQueue::Entry &e, int d, int k) {
+    const PutChannel *c = e.c;
+    if (!c || !c->seq_set || c->seq != e.seq || dir_index(c->dir) != d || !c->receiving || c->waited) return false;
+    return c->held[k] == Held::no && !c->marked[k];
+  }
   int spill(PutChannel &c, int k);  // message k of c out of its region, credit returned
   int earlier_regions_seen(PutChannel &c, int k, bool *seen);
   int wait_until(const char *what, int rank, bool (PutSignalTransport::*ready)(PutChannel &, int), PutChannel &c,
@@ -161,6 +180,11 @@ class PutSignalTransport final : public TransportDefaults {
   Layout layout_;
   std::uint64_t next_seq_[kDirections] = {0, 0};
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
+  // Per direction, the queues (region_queues.h) of messages to write, then
+  // of messages awaited (PutChannel::queues).
+  RegionQueues queues_[2 * kDirections];
+  RegionQueues &to_write(int d) { return queues_[d]; }
+  RegionQueues &to_take(int d) { return queues_[kDirections + d]; }
   int pending_ = 0;                   // queued messages not written yet, in all of them
   // Why new operations are refused (a timeout, or a message that a later
   // operation's receive may take), if they are.
