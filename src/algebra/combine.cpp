@@ -65,6 +65,17 @@ int check_concatenate(int n, const stf_sf sfs[], const stf_int leaf_offsets[], s
     if (!rc && leaf_offsets && leaf_offsets[i] < 0)
       rc = set_error(STF_ERR_ARG, "%s: leaf_offsets[%d] = %d is negative", what, i, leaf_offsets[i]);
   }
+  // The leaf slots of the result, checked before they are narrowed to
+  // stf_int (a slot that overflowed was reported as negative).
+  long long offset = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    if (leaf_offsets) offset = leaf_offsets[i];
+    const long long last = offset + leaf_space(sfs[i]) - 1;
+    if (leaf_space(sfs[i]) > 0 && last > INT_MAX - 1)
+      rc = set_error(STF_ERR_ARG, "%s: SF %d's leaves at offset %lld reach slot %lld on rank %d, above the largest "
+                     "leaf slot (INT_MAX - 1)", what, i, offset, last, sfs[0]->rank);
+    offset += leaf_space(sfs[i]);
+  }
   if (!rc && mode != STF_CONCAT_ROOTS_LOCAL && mode != STF_CONCAT_ROOTS_SHARED && mode != STF_CONCAT_ROOTS_GLOBAL)
     rc = set_error(STF_ERR_ARG, "%s: unknown root mode %d", what, static_cast<int>(mode));
   if (!rc && total > INT_MAX) rc = set_error(STF_ERR_ARG, "%s: %lld roots on rank %d in all", what, total, sfs[0]->rank);

@@ -151,6 +151,13 @@ void leaf_slot_int_max(Checker &ck) {
   stf_int minleaf = 0, maxleaf = 0;
   ck.code(stf_get_leaf_range(sf, &minleaf, &maxleaf), STF_SUCCESS, "stf_get_leaf_range");
   ck.check(minleaf == INT_MAX - 1 && maxleaf == INT_MAX - 1, "leaf range %d..%d", minleaf, maxleaf);
+  // Concatenated at offset 2, that leaf would be slot INT_MAX + 1: refused
+  // naming the offset (it was narrowed first, and named as a negative slot).
+  const stf_int two = 2;
+  if (ck.code(stf_concatenate(1, &sf, &two, STF_CONCAT_ROOTS_LOCAL, &out), STF_ERR_ARG,
+              "stf_concatenate past INT_MAX"))
+    ck.check(std::strstr(stf_last_error_message(), "offset 2") != nullptr, "message: %s", stf_last_error_message());
+  ck.check(out == nullptr, "stf_concatenate past INT_MAX created an SF");
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 
   // A unit above INT_MAX bytes: MPI_Type_size says MPI_UNDEFINED; the error
