@@ -36,9 +36,8 @@ const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (
 struct Chain {
   stf_sf sf[kSteps] = {};
   stf_int send_units = 0, recv_units = 0;
-  // What an operation's steps run on after one of them failed on this
-  // rank (NodeAware::begin_failed): roots then leaves, as many units of up
-  // to 2 bytes as any step's roots or leaf slots.
+  // What the steps of an operation of 1-byte units run on after one of
+  // them failed on this rank (NodeAware::begin_failed), allocated then.
   std::vector<char> failed_data;
   ~Chain() {
     for (stf_sf &s : sf) stf_destroy(&s);
@@ -123,17 +122,6 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
                      sf->size - used[kSteps + 1]);
   c->send_units = g.send_units;
   c->recv_units = g.recv_units;
-  std::size_t slots = 0;
-  for (const StepGraph *sg : graphs) {
-    slots = std::max(slots, static_cast<std::size_t>(sg->nroots));
-    for (stf_int l : sg->leaves) slots = std::max(slots, static_cast<std::size_t>(l) + 1);
-    slots = std::max(slots, sg->roots.size());
-  }
-  try {
-    c->failed_data.resize(2 * 2 * slots);
-  } catch (...) {
-    rc = exception_error();  // agreed below, after the collectives
-  }
   // Every rank makes every step's SF (so that all take the same tags), then
   // they agree (with -stf_validate) before the set-ups, which agree by
   // themselves.
@@ -387,19 +375,35 @@ class NodeAware : public Strategy {
 
   // A step of op, one of whose steps failed on this rank: what it would
   // send is not the operation's data. It still runs (its peers wait for
-  // it), with units of another size, on scratch memory, so that every rank
-  // that receives from it fails too (each transport checks a message's
-  // size) instead of taking that data, and passes the failure on in turn.
-  static int begin_failed(StrategyOp *op, Step k, stf_request *req) {
-    const bool one_byte = op->unit_bytes == 1;
-    const MPI_Datatype t = one_byte ? MPI_UINT16_T : MPI_BYTE;
-    char *roots = op->chain->failed_data.data();
-    char *leaves = roots + op->chain->failed_data.size() / 2;
+  // it), with units of another size, so that every rank that receives from
+  // it fails too (each transport checks a message's size) instead of taking
+  // that data, and passes the failure on in turn: 1-byte units on the
+  // step's own arrays (garbage already), or, where the unit has 1 byte,
+  // 2-byte units on scratch memory (the arrays are too small for them).
+  int begin_failed(StrategyOp *op, Step k, stf_request *req) const {
+    const void *root;
+    void *leaf;
+    stf_memtype rm, lm;
+    MPI_Op how;
+    arrays(op, k, &root, &rm, &leaf, &lm, &how);
+    MPI_Datatype t = MPI_BYTE;
     stf_sf step = op->chain->sf[k];
-    const stf_memtype h = STF_MEMTYPE_HOST;
+    if (op->unit_bytes == 1) {
+      t = MPI_UINT16_T;
+      const std::size_t slots = static_cast<std::size_t>(std::max(step->nroots, step->maxleaf + 1));
+      std::vector<char> &scratch = op->chain->failed_data;
+      try {
+        if (scratch.size() < 4 * slots) scratch.resize(4 * slots);
+      } catch (...) {
+        return exception_error();
+      }
+      root = scratch.data();
+      leaf = scratch.data() + 2 * slots;
+      rm = lm = STF_MEMTYPE_HOST;
+    }
     return op->args.kind == OpKind::bcast
-               ? stf_bcast_begin_mem(step, t, h, roots, h, leaves, MPI_REPLACE, req)
-               : stf_reduce_begin_mem(step, t, h, leaves, h, roots, MPI_REPLACE, req);
+               ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, MPI_REPLACE, req)
+               : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), MPI_REPLACE, req);
   }
 
   // The first failure of op's steps, with its message (later steps may

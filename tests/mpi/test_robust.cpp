@@ -406,10 +406,11 @@ void failed_step(Checker &ck) {
   for (const char *type : {"2step", "3step"})
     for (const char *steps : {"-stf_node_transport putsignal -stf_net_transport window",
                               "-stf_node_transport basic -stf_net_transport basic"}) {
+      for (const bool one_byte : {false, true}) {  // rank 0's unit: 4 bytes against 8, or 1 against 2
       const std::string options = std::string("-stf_type ") + type + " -stf_ranks_per_node 2 " + steps;
-      ck.context("a failed step, " + options);
+      ck.context("a failed step, " + options + (one_byte ? ", MPI_INT8_T against MPI_INT16_T" : ""));
       stf_sf sf = ring_sf(ck, n, options.c_str());
-      const MPI_Datatype unit = me == 0 ? MPI_INT : MPI_DOUBLE;
+      const MPI_Datatype unit = one_byte ? (me == 0 ? MPI_INT8_T : MPI_INT16_T) : (me == 0 ? MPI_INT : MPI_DOUBLE);
       for (int round = 0; round < 2; round++) {
         std::vector<double> roots(n, 1.0), leaves(n, 1.0);
         const int rc = round == 0 ? stf_bcast(sf, unit, roots.data(), leaves.data(), MPI_REPLACE)
@@ -423,6 +424,7 @@ void failed_step(Checker &ck) {
         check_ring_works(ck, sf, n);
       }
       ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+      }
     }
 }
 
