@@ -37,7 +37,7 @@ struct Chain {
   stf_sf sf[kSteps] = {};
   stf_int send_units = 0, recv_units = 0;
   // What the steps of an operation of 1-byte units run on after one of
-  // them failed on this rank (NodeAware::begin_failed), allocated then.
+  // them failed on this rank (NodeAware::begin_step), allocated then.
   std::vector<char> failed_data;
   ~Chain() {
     for (stf_sf &s : sf) stf_destroy(&s);
@@ -342,20 +342,8 @@ class NodeAware : public Strategy {
       stf_sf step = op->chain->sf[a.step];
       stf_request *req = &op->req[a.step];
       if (!step) continue;
-      if (a.begin && op->error != STF_SUCCESS) {
-        keep(op, begin_failed(op, a.step, req));
-        continue;
-      }
       if (a.begin) {
-        const void *root;
-        void *leaf;
-        stf_memtype rm, lm;
-        MPI_Op how;
-        arrays(op, a.step, &root, &rm, &leaf, &lm, &how);
-        const MPI_Datatype t = op->args.type;
-        keep(op, op->args.kind == OpKind::bcast
-                     ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, req)
-                     : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, req));
+        keep(op, begin_step(op, a.step, req));
         continue;
       }
       if (!*req) continue;
@@ -373,22 +361,27 @@ class NodeAware : public Strategy {
     *done = true;
   }
 
-  // A step of op, one of whose steps failed on this rank: what it would
-  // send is not the operation's data. It still runs (its peers wait for
-  // it), with units of another size, so that every rank that receives from
-  // it fails too (each transport checks a message's size) instead of taking
-  // that data, and passes the failure on in turn: 1-byte units on the
-  // step's own arrays (garbage already), or, where the unit has 1 byte,
-  // 2-byte units on scratch memory (the arrays are too small for them).
-  int begin_failed(StrategyOp *op, Step k, stf_request *req) const {
+  // Begins step k of op. Once one of op's steps failed on this rank, what
+  // a step would send is not the operation's data. It still runs (its
+  // peers wait for it), with units of another size, so that every rank
+  // that receives from it fails too (each transport checks a message's
+  // size) instead of taking that data, and passes the failure on in turn:
+  // 1-byte units on the step's own arrays (garbage already), or, where the
+  // unit has 1 byte, 2-byte units on scratch memory (the arrays are too
+  // small for them).
+  int begin_step(StrategyOp *op, Step k, stf_request *req) const {
     const void *root;
     void *leaf;
     stf_memtype rm, lm;
     MPI_Op how;
     arrays(op, k, &root, &rm, &leaf, &lm, &how);
-    MPI_Datatype t = MPI_BYTE;
+    MPI_Datatype t = op->args.type;
     stf_sf step = op->chain->sf[k];
-    if (op->unit_bytes == 1) {
+    if (op->error != STF_SUCCESS) {
+      t = MPI_BYTE;
+      how = MPI_REPLACE;
+    }
+    if (op->error != STF_SUCCESS && op->unit_bytes == 1) {
       t = MPI_UINT16_T;
       const std::size_t slots = static_cast<std::size_t>(std::max(step->nroots, step->maxleaf + 1));
       std::vector<char> &scratch = op->chain->failed_data;
@@ -402,8 +395,8 @@ class NodeAware : public Strategy {
       rm = lm = STF_MEMTYPE_HOST;
     }
     return op->args.kind == OpKind::bcast
-               ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, MPI_REPLACE, req)
-               : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), MPI_REPLACE, req);
+               ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, req)
+               : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, req);
   }
 
   // The first failure of op's steps, with its message (later steps may

@@ -10,7 +10,7 @@ namespace stf::putsignal {
 
 PutChannel::~PutChannel() {
   if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
-  for (int i = 0; i < nqueues; i++) queues[i].forget(this);
+  for (int i = 0; queues && i < kQueues; i++) queues[i].forget(this);
   forget_pending();
   abandon_active_sends();
 }

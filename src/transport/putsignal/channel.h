@@ -16,6 +16,8 @@
 
 namespace stf::putsignal {
 
+constexpr int kQueues = 4;  // to write and to take, per direction (PutSignalTransport::queues_)
+
 // Where a received message is: not taken yet, moved to the spill buffer
 // (its credit returned), or taken in its region by wait_recv (credit
 // returned by release_recv).
@@ -28,8 +30,7 @@ struct PutChannel : ChannelState {
   // ops layer frees channels before their transport.
   std::vector<PutChannel *> *listed = nullptr;
   int *pending_total = nullptr;  // the transport's count of queued messages, which includes this one's
-  RegionQueues *queues = nullptr;  // the transport's, which may list this channel
-  int nqueues = 0;
+  RegionQueues *queues = nullptr;  // the transport's kQueues, which may list this channel
   ~PutChannel() override;
   // Queued messages that will not be written (the channel goes, or takes a
   // new operation after this one failed) leave the transport's count, so
@@ -74,7 +75,7 @@ struct PutChannel : ChannelState {
   SizeMismatch mismatch;  // a sender whose message's size tag is not the expected size
   // A large receive of this operation that may hold another operation's
   // message (an earlier one's receive with the same tag was cancelled):
-  // its sender's rank, else -1. The end fails (wait_send).
+  // its sender's rank, else -1. Its wait_recv fails.
   int taken_from = -1;
 };
 

@@ -32,8 +32,7 @@ void PutSignalTransport::stray(PutChannel &c, int k) {
   strays_[dir_index(c.dir)][stray_index(k, c.seq)]++;
   strays_left_[dir_index(c.dir)]++;
   for (PutChannel *o : channels_)
-    if (o->seq_set && o->receiving && o->dir == c.dir && o->seq > c.seq &&
-        large_tag(o->dir, o->seq) == large_tag(c.dir, c.seq) && p.large(o->unit_bytes)) {
+    if (later_same_tag(*o, c) && p.large(o->unit_bytes)) {
       o->mismatch.note(p.rank, false, p.units * o->unit_bytes);
       broken_ = "rank " + std::to_string(p.rank) +
                 " sent a message by MPI where this rank awaited it in a region (the ranks' units differed in size), "
@@ -44,9 +43,7 @@ void PutSignalTransport::stray(PutChannel &c, int k) {
 void PutSignalTransport::cancelled(const PutChannel &c, int k) {
   const int rank = receivers_of(c.dir)[k]->rank;
   for (PutChannel *o : channels_) {
-    if (o == &c || !o->receiving || o->dir != c.dir || o->seq < c.seq ||
-        large_tag(o->dir, o->seq) != large_tag(c.dir, c.seq) || static_cast<std::size_t>(k) >= o->recvs.size() ||
-        o->recvs[k] == MPI_REQUEST_NULL)
+    if (!later_same_tag(*o, c) || static_cast<std::size_t>(k) >= o->recvs.size() || o->recvs[k] == MPI_REQUEST_NULL)
       continue;
     // Cancelled too, so that no receive takes a message of another size
     // (Open MPI 4.1 wrote past a persistent receive's buffer): in turn, its

@@ -67,10 +67,10 @@ int PutSignalTransport::write_queued() {
 // The oldest awaited message of each region, while it has arrived: out of
 // its region (a large message's mark: taken).
 int PutSignalTransport::take_arrived() {
-  for (int d = 0; d < kDirections; d++) {
+  for (Direction dir : {Direction::root_to_leaf, Direction::leaf_to_root}) {
+    const int d = dir_index(dir);
     RegionQueues &queues = to_take(d);
-    const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(d == 0 ? Direction::root_to_leaf
-                                                                                 : Direction::leaf_to_root);
+    const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(dir);
     for (std::size_t i = 0; i < queues.size(); i++) {
       RegionQueue &q = queues.at(i);
       const int k = static_cast<int>(queues.peer_of(i));

@@ -138,7 +138,6 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.listed = &channels_;
     s.pending_total = &pending_;
     s.queues = queues_;
-    s.nqueues = 2 * kDirections;
   }
   if (!s.seq_set) {
     s.seq = next_seq_[dir_index(d)]++;

@@ -151,6 +151,12 @@ class PutSignalTransport final : public TransportDefaults {
   int wait_large(PutChannel &c);
   // The region signal of large message k of c: a mark, or a smaller sender's message.
   int take_signal_of_large(PutChannel &c, int k);
+  // o is a later operation in flight of c's direction whose large
+  // messages carry c's tag: its receives may take c's.
+  bool later_same_tag(const PutChannel &o, const PutChannel &c) const {
+    return o.seq_set && o.receiving && o.dir == c.dir && o.seq > c.seq &&
+           large_tag(o.dir, o.seq) == large_tag(c.dir, c.seq);
+  }
   // A mark where message k of c was awaited in its region: its message comes by MPI.
   void stray(PutChannel &c, int k);
   int drain_strays();  // receives and drops them
@@ -182,7 +188,8 @@ class PutSignalTransport final : public TransportDefaults {
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   // Per direction, the queues (region_queues.h) of messages to write, then
   // of messages awaited (PutChannel::queues).
-  RegionQueues queues_[2 * kDirections];
+  RegionQueues queues_[kQueues];
+  static_assert(kQueues == 2 * kDirections);
   RegionQueues &to_write(int d) { return queues_[d]; }
   RegionQueues &to_take(int d) { return queues_[kDirections + d]; }
   int pending_ = 0;                   // queued messages not written yet, in all of them
