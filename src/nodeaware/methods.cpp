@@ -43,8 +43,9 @@ bool register_all() {
 
 const OptionSpec split_bytes_option = {
     "stf_split_bytes", "STF_SPLIT_BYTES", "1..1073741824",
-    "split strategy: most bytes of one message between two nodes; a node pair's larger volume is cut into "
-    "chunks sent by different ranks (default 16384)",
+    "split strategy: most bytes of one message between two nodes, counted for 8-byte units (messages of "
+    "bytes / 8 units whatever the unit, fixed at set-up); a node pair's larger volume is cut into chunks sent "
+    "by different ranks (default 16384)",
     "16384", nullptr, 1, 1L << 30};
 const OptionSpec node_transport_option = {
     "stf_node_transport", "STF_NODE_TRANSPORT", "a transport",

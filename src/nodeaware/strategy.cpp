@@ -17,12 +17,12 @@
 #include <climits>
 #include <cstddef>
 #include <cstdlib>
-#include <map>
 #include <sstream>
 #include <string>
 
 #include "core/error.h"
 #include "nodeaware/strategy.h"
+#include "sf/methods.h"
 
 namespace stf {
 
@@ -32,7 +32,7 @@ enum Step { L, S, G, R1, R2, kSteps };
 const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (between nodes)",
                                         "R (forward, first)", "R (forward, rest)"};
 
-// The step SFs for one chunk size; a step no rank uses has none.
+// The step SFs; a step no rank uses has none.
 struct Chain {
   stf_sf sf[kSteps] = {};
   stf_int send_units = 0, recv_units = 0;
@@ -132,7 +132,8 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
     if (!made) try {
         step->opts = sf->opts;
         step->opts.type = k == G ? net_transport : node_transport;
-        step->opts.log_view = false;  // the SF's own summary covers them
+        step->opts.log_view = false;  // the SF's own summary and view cover them
+        step->opts.view = false;
         const StepGraph &sg = *graphs[k];
         const stf_int n = static_cast<stf_int>(sg.roots.size());
         made = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
@@ -156,17 +157,27 @@ class NodeAware : public Strategy {
         kind_(kind),
         split_bytes_(sf->opts.number(split_bytes_option)),
         node_transport_(sf->opts.text(node_transport_option)),
-        net_transport_(sf->opts.text(net_transport_option)) {}
+        net_transport_(sf->opts.text(net_transport_option)),
+        chunk_units_(kind == NodeAwareKind::split ? static_cast<stf_int>(std::min<long>(INT_MAX, capped_units(split_bytes_)))
+                                                  : 0) {}
 
-  // The chain for the common unit size, so that the view shows the steps.
+  // Collective: the steps, for every unit. Their place is made first, so
+  // that nothing is allocated once the steps' SFs exist (their destruction
+  // may be collective).
   int init() {
-    Chain *c = nullptr;
-    return chain_for(sizeof(double), &c);
+    int rc = STF_SUCCESS;
+    try {
+      chain_ = std::make_unique<Chain>();
+    } catch (...) {
+      rc = exception_error();
+    }
+    rc = build_chain(sf_, kind_, node_transport_, net_transport_, chunk_units_, chain_.get(), rc);
+    if (rc) chain_.reset();
+    return rc;
   }
 
   int begin(const OpArgs &a, const Resolved &res, StrategyOp **out) override {
-    Chain *chain = nullptr;
-    STF_CHECK(chain_for(res.unit->packed_bytes, &chain));
+    Chain *chain = chain_.get();
     StrategyOp *op = free_op();
     if (!op) return set_error(STF_ERR_MEMORY, "cannot allocate a node-aware operation");
     op->chain = chain;
@@ -210,8 +221,7 @@ class NodeAware : public Strategy {
   }
 
   void add_stats(stf_stats *s) const override {
-    for (const auto &kc : chains_)
-      for (stf_sf step : kc.second->sf) {
+    for (stf_sf step : chain_->sf) {
         if (!step) continue;
         stf_stats t = stf_stats_init();
         if (stf_get_stats(step, &t)) continue;
@@ -222,18 +232,18 @@ class NodeAware : public Strategy {
         const std::size_t n = (offsetof(stf_stats, operations) - offsetof(stf_stats, pack_calls)) / sizeof(long long);
         for (std::size_t i = 0; i < n; i++) to[i] += from[i];
         for (int k = 0; k < STF_OP_KINDS; k++) s->wait_seconds[k] += t.wait_seconds[k];
-      }
+    }
   }
   void reset_stats() override {
-    for (const auto &kc : chains_)
-      for (stf_sf step : kc.second->sf)
-        if (step) stf_reset_stats(step);
+    for (stf_sf step : chain_->sf)
+      if (step) stf_reset_stats(step);
   }
 
   std::string describe() const override {
     std::ostringstream s;
     s << sf_->opts.type;
-    if (kind_ == NodeAwareKind::split) s << " (at most " << split_bytes_ << " bytes per message between nodes)";
+    if (kind_ == NodeAwareKind::split)
+      s << " (at most " << chunk_units_ << " unit(s) per message between nodes: " << split_bytes_ << " bytes of 8-byte units)";
     s << ": bcast and reduce in steps, inside nodes over " << node_transport_ << ", between nodes over "
       << net_transport_ << "; fetch-and-op, gather and scatter over " << sf_->transport->describe();
     return s.str();
@@ -241,19 +251,15 @@ class NodeAware : public Strategy {
 
   std::string describe_rank() const override {
     std::ostringstream s;
-    for (const auto &kc : chains_) {
-      s << "  node-aware steps";
-      if (kind_ == NodeAwareKind::split) s << " for chunks of " << kc.first << " unit(s)";
-      s << " (bcast direction; a reduce runs them backwards): send buffer " << kc.second->send_units
-        << " unit(s), receive buffer " << kc.second->recv_units << " unit(s)\n";
-      for (int k = 0; k < kSteps; k++) {
-        const stf_sf step = kc.second->sf[k];
-        if (!step) continue;
-        const Messages &out = step->plan->root, &in = step->plan->leaf;
-        s << "    " << step_names[k] << ": sends " << out.count() << " message(s) of " << out.offset.back()
-          << " unit(s) in all, receives " << in.count() << " of " << in.offset.back() << ", " << step->plan->self_leaf.n
-          << " unit(s) to itself\n";
-      }
+    s << "  node-aware steps (bcast direction; a reduce runs them backwards): send buffer " << chain_->send_units
+      << " unit(s), receive buffer " << chain_->recv_units << " unit(s)\n";
+    for (int k = 0; k < kSteps; k++) {
+      const stf_sf step = chain_->sf[k];
+      if (!step) continue;
+      const Messages &out = step->plan->root, &in = step->plan->leaf;
+      s << "    " << step_names[k] << ": sends " << out.count() << " message(s) of " << out.offset.back()
+        << " unit(s) in all, receives " << in.count() << " of " << in.offset.back() << ", " << step->plan->self_leaf.n
+        << " unit(s) to itself\n";
     }
     return s.str();
   }
@@ -272,35 +278,6 @@ class NodeAware : public Strategy {
       if (!op->busy) return op.get();
     ops_.push_back(std::make_unique<StrategyOp>());
     return ops_.back().get();
-  }
-
-  // split cuts by message bytes, so its steps depend on the unit; the other
-  // strategies have one chain for every unit. Collective where the chain is
-  // new: its place is made first, so that nothing is allocated once the
-  // steps' SFs exist (their destruction may be collective).
-  int chain_for(std::size_t unit_bytes, Chain **out) {
-    stf_int units = 0;
-    if (kind_ == NodeAwareKind::split)
-      units = static_cast<stf_int>(std::max<long>(1, std::min<long>(INT_MAX, split_bytes_ / (long)unit_bytes)));
-    auto it = chains_.find(units);
-    if (it == chains_.end()) {
-      int rc = STF_SUCCESS;
-      std::unique_ptr<Chain> chain;
-      try {
-        chain = std::make_unique<Chain>();
-        it = chains_.emplace(units, nullptr).first;
-      } catch (...) {
-        rc = exception_error();
-      }
-      rc = build_chain(sf_, kind_, node_transport_, net_transport_, units, chain.get(), rc);
-      if (rc) {
-        if (it != chains_.end()) chains_.erase(it);
-        return rc;
-      }
-      it->second = std::move(chain);
-    }
-    *out = it->second.get();
-    return STF_SUCCESS;
   }
 
   // The arrays a step reads and writes for op (steps.h: bcast direction).
@@ -411,7 +388,8 @@ class NodeAware : public Strategy {
   NodeAwareKind kind_;
   long split_bytes_;
   std::string node_transport_, net_transport_;
-  std::map<stf_int, std::unique_ptr<Chain>> chains_;  // by chunk units (0: no cap)
+  stf_int chunk_units_;  // split: units per message between nodes (0: no cap)
+  std::unique_ptr<Chain> chain_;
   std::vector<std::unique_ptr<StrategyOp>> ops_;
   std::vector<StrategyOp *> inflight_;  // begun and not ended, in begin order
 };

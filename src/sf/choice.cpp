@@ -73,9 +73,9 @@ bool auto_candidate(const std::string &type) {
   return type == "basic" || type == "neighbor" || (m && m->kind == MethodKind::strategy);
 }
 
-double split_bytes_of(const Options &o) {
+double split_chunk_bytes(const Options &o, double unit_bytes) {
   const Method *m = find_method("split");
-  return m && m->message_cap ? static_cast<double>(o.number(*m->message_cap)) : 0;
+  return m && m->message_cap ? static_cast<double>(capped_units(o.number(*m->message_cap))) * unit_bytes : 0;
 }
 
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double u, double split_bytes,
@@ -210,7 +210,7 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   std::vector<std::string> names;  // of the candidates, or of those timed
   std::string choice;              // why: for the view
   try {
-    for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_bytes_of(sf->opts),
+    for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_chunk_bytes(sf->opts, sizeof(double)),
                                            putsignal_rma_between_nodes(sf->opts)))
       if (auto_candidate(p.type)) cands.push_back(p);
     // The machine's name, as the profile gives it, at most a line long: the

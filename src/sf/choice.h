@@ -27,15 +27,17 @@ int model_profile(stf_sf sf, const model::Profile **out);
 // Every transport and strategy that applies (node-aware ones only across
 // nodes), fastest first, for units of unit_bytes. Pure: the same traffic
 // and profile give the same list on every rank.
-// split_bytes: -stf_split_bytes; putsignal_rma: whether putsignal's
-// messages to other nodes go through RMA (-stf_putsignal_net).
+// split_bytes: the bytes of split's messages between nodes
+// (split_chunk_bytes); putsignal_rma: whether putsignal's messages to other
+// nodes go through RMA (-stf_putsignal_net).
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double unit_bytes,
                                     double split_bytes, bool putsignal_rma);
 // The candidates -stf_type auto chooses among.
 bool auto_candidate(const std::string &type);
-// The split strategy's cap on one message between nodes (-stf_split_bytes),
-// for predict_all; 0 (no cap) where the strategy is not registered.
-double split_bytes_of(const Options &o);
+// The bytes of one of split's messages between nodes for units of
+// unit_bytes (-stf_split_bytes / 8 units: sf/methods.h, capped_units), for
+// predict_all; 0 (no cap) where the strategy is not registered.
+double split_chunk_bytes(const Options &o, double unit_bytes);
 
 // The index of the candidate with the smallest median over `rounds` rounds,
 // where time_round(c) gives one round's time of candidate c (the slowest

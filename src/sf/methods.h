@@ -42,6 +42,14 @@ struct Method {
   const OptionSpec *message_cap = nullptr;
 };
 
+// A message cap counts bytes of 8-byte units: its messages hold cap / 8
+// units (at least 1) whatever the unit, so that the steps are made once, at
+// set-up, for every unit (units of another size on one rank then fail as
+// in any transport, where steps made per unit would leave ranks in
+// different collectives).
+constexpr long kCapUnitBytes = 8;
+inline long capped_units(long cap_bytes) { return cap_bytes >= kCapUnitBytes ? cap_bytes / kCapUnitBytes : 1; }
+
 // Transports in their table's order, the registered strategies, auto.
 const std::vector<Method> &methods();
 const Method *find_method(const std::string &name);

@@ -399,11 +399,13 @@ void misrouted_message(Checker &ck) {
 // leaves read rank 0's roots; rank 0's leaves reduce into rank 1's roots:
 // a forwarding rank whose step failed passed garbage on as data), and the
 // SF still works and is destroyed (collective over the steps' windows) on
-// every rank.
+// every rank. split too: it planned its steps per unit size on first use,
+// collectively, so the ranks with the new size waited there for rank 0,
+// which waited in a step (all hung).
 void failed_step(Checker &ck) {
   if (nranks < 4) return;
   const stf_int n = 4;
-  for (const char *type : {"2step", "3step"})
+  for (const char *type : {"2step", "3step", "split"})
     for (const char *steps : {"-stf_node_transport putsignal -stf_net_transport window",
                               "-stf_node_transport basic -stf_net_transport basic"}) {
       for (const bool one_byte : {false, true}) {  // rank 0's unit: 4 bytes against 8, or 1 against 2
