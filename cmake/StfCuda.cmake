@@ -1,10 +1,24 @@
 # The CUDA device backend (src/device/cuda). STF_CUDA: AUTO builds it when
-# CMake finds a CUDA compiler, ON requires one, OFF never builds it.
-# Compiling needs the toolkit only, no GPU. Sets STF_HAVE_CUDA.
+# CMake finds a CUDA compiler and this machine has a GPU (nvidia-smi lists
+# one), ON whenever there is a compiler (CI compiles it without a GPU; an
+# error without one), OFF never. Compiling needs the toolkit only, no GPU,
+# but nvcc's time is most of a build's. Sets STF_HAVE_CUDA.
 set(STF_CUDA AUTO CACHE STRING "Build the CUDA device backend: AUTO, ON or OFF")
 set_property(CACHE STF_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(STF_HAVE_CUDA OFF)
-if(NOT STF_CUDA STREQUAL "OFF")
+set(stf_want_cuda ${STF_CUDA})
+if(STF_CUDA STREQUAL "AUTO")
+  set(stf_gpus "")
+  find_program(STF_NVIDIA_SMI nvidia-smi)
+  if(STF_NVIDIA_SMI)
+    execute_process(COMMAND ${STF_NVIDIA_SMI} -L OUTPUT_VARIABLE stf_gpus ERROR_QUIET TIMEOUT 20)
+  endif()
+  if(NOT stf_gpus MATCHES "GPU [0-9]")
+    set(stf_want_cuda OFF)
+    message(STATUS "starforest CUDA backend: not built (no GPU here; -DSTF_CUDA=ON builds it anyway)")
+  endif()
+endif()
+if(NOT stf_want_cuda STREQUAL "OFF")
   # nvcc off PATH: the toolkit's usual home.
   if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
     set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)

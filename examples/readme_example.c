@@ -13,6 +13,7 @@
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  CHECK(stf_set_options_from_args(argc, argv)); /* -stf_view, -stf_log_view, -stf_type ... */
   int rank, size, wrong = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -241,12 +241,27 @@ int stf_set_error(int code, const char *format, ...)
 int stf_get_version(int *major, int *minor, int *patch);
 
 /* Parse an options string such as "-stf_type basic -stf_twosided nbx".
- * Sets the defaults for SFs created afterwards (STF_* environment variables
- * are read first; this string overrides them). Calls add up, a later value
+ * Sets the defaults for SFs created afterwards. Calls add up, a later value
  * of an option replacing an earlier one (so repeated calls keep no more
- * than one value per option). STF_ERR_OPTION on unknown options or bad
- * values, with nothing changed. */
+ * than one value per option). A yes/no option (values 0|1) given without a
+ * value means 1 ("-stf_log_view -stf_view"). STF_ERR_OPTION on unknown
+ * options or bad values, with nothing changed.
+ * Where an SF's options come from, each overriding the ones before: the
+ * built-in defaults; one STF_<NAME> environment variable per option
+ * (STF_TYPE=putsignal); the whole string in the environment variable
+ * STF_OPTIONS ("-stf_type putsignal -stf_view", as PETSC_OPTIONS); the
+ * calls of stf_set_options and stf_set_options_from_args, in call order;
+ * stf_set_sf_options on that SF. stf_create reads all but the last, and
+ * fails with STF_ERR_OPTION naming the variable where one holds an unknown
+ * option or a bad value. */
 int stf_set_options(const char *options);
+/* The same with the command line, as PetscInitialize reads it: every
+ * argument from argv[1] on that starts with "-stf_" is an option, the next
+ * argument its value (none for a yes/no option followed by another option
+ * or by nothing). Other arguments are left alone, argv is not changed.
+ * STF_ERR_OPTION for an unknown -stf_ option or a bad value, with nothing
+ * changed. */
+int stf_set_options_from_args(int argc, char *const argv[]);
 /* Text listing every option, its environment variable and its default. */
 const char *stf_options_help(void);
 
@@ -268,7 +283,7 @@ int stf_destroy(stf_sf *sf);
  * Every rank must give an SF the same values of the options its ranks use
  * together: -stf_type and the options of that transport or strategy (for
  * auto, of every candidate, with -stf_model_profile and -stf_autotune),
- * -stf_twosided, -stf_ranks_per_node, -stf_debug and -stf_log_view. An
+ * -stf_twosided, -stf_ranks_per_node, -stf_debug, -stf_log_view and -stf_view. An
  * option left unset counts as its default. With -stf_validate on (the
  * default), set-up compares them (one allreduce) and fails on every rank
  * with STF_ERR_OPTION, naming the first that differs, instead of the ranks

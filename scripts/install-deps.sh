@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# Install what starforest needs to build and test, on Debian/Ubuntu.
-# Does nothing when everything is already there. --mpich adds MPICH (Hydra),
+# Install what starforest needs to build, on Debian/Ubuntu: compilers,
+# CMake, Open MPI, zlib. Does nothing when everything is already there.
+# --dev adds what the tests and the Fortran module need (GoogleTest,
+# gfortran: make test, make demo and CI ask for it). --mpich adds MPICH (Hydra),
 # which installs beside Open MPI (mpicc.mpich, mpiexec.mpich), for a second
 # build directory and the cluster runs with `scripts/cluster run --mpi mpich`;
 # --fuzz adds clang and its libFuzzer runtime (make test-fuzz); other
 # arguments are more Debian packages (scripts/python-env's).
-# Where a CUDA toolkit is (nvcc), also NVSHMEM's pip wheel, into .deps/nvshmem
-# of this checkout (pip --target: not into any Python), where CMake looks
-# for it (cmake/StfNvshmem.cmake); STF_NO_NVSHMEM=1 skips it.
+# With --dev where a CUDA toolkit is (nvcc), also NVSHMEM's pip wheel (257
+# MB), into .deps/nvshmem of this checkout (pip --target: not into any
+# Python), where CMake looks for it (cmake/StfNvshmem.cmake).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 nvshmem_wheel=nvidia-nvshmem-cu13==3.8.0  # CUDA 13 (cmake/StfCuda.cmake finds the toolkit)
 nvshmem_dir=.deps/nvshmem
 want_nvshmem=0
-if [ "${STF_NO_NVSHMEM:-0}" != 1 ] && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }; then
-  want_nvshmem=1
-fi
-
-packages=(cmake make g++ gfortran openmpi-bin libopenmpi-dev libgtest-dev pkg-config zlib1g-dev)
+packages=(cmake make g++ openmpi-bin libopenmpi-dev pkg-config zlib1g-dev)
 for a in "$@"; do
   case "$a" in
+    --dev)
+      packages+=(libgtest-dev gfortran)
+      if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then want_nvshmem=1; fi ;;
     --mpich) packages+=(mpich libmpich-dev) ;;
     --fuzz) packages+=(clang libclang-rt-dev) ;;  # libclang-rt-dev: the default clang's libFuzzer
     *) packages+=("$a") ;;

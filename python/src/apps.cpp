@@ -171,6 +171,23 @@ void grid_init(Grid *self, nb::handle comm, nb::handle n, nb::handle procs, nb::
   check(stf_grid_get_boxes(self->grid, self->owned_start, self->owned_size, self->ghost_start, self->ghost_size));
 }
 
+int g2l_end(void *g, stf_request *r) { return stf_grid_global_to_local_end(static_cast<stf_grid>(g), r); }
+int l2g_end(void *g, stf_request *r) { return stf_grid_local_to_global_end(static_cast<stf_grid>(g), r); }
+
+// The split-phase forms: the Request keeps both arrays alive until its end.
+nb::object grid_begin(nb::handle self, nb::handle from, nb::handle to, bool to_local) {
+  Grid &g = nb::cast<Grid &>(self);
+  Buffer buf[2];
+  buf[0] = doubles(from, to_local ? "global" : "local", g.count(to_local ? g.owned_size : g.ghost_size), false);
+  buf[1] = doubles(to, to_local ? "local" : "global", g.count(to_local ? g.ghost_size : g.owned_size), true);
+  const double *src = static_cast<const double *>(buf[0].data);
+  double *dst = static_cast<double *>(buf[1].data);
+  return begin_request(self, g.grid, to_local ? g2l_end : l2g_end, buf, {from, to}, [&](stf_request *r) {
+    return to_local ? stf_grid_global_to_local_begin(g.grid, src, dst, r)
+                    : stf_grid_local_to_global_begin(g.grid, src, dst, r);
+  });
+}
+
 nb::tuple box(const Grid &g, const int64_t start[3], const int64_t size[3]) {
   nb::list st, sz;
   for (int d = 0; d < g.desc.dim; ++d) st.append(start[d]), sz.append(size[d]);
@@ -210,6 +227,12 @@ void bind_grid(nb::module_ &m) {
         Buffer gb = doubles(global, "global", g.count(g.owned_size), true);
         run([&] { return stf_grid_local_to_global(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)); });
       }, "local"_a, "global"_a, "global += every local value of the same point (collective).")
+      .def("global_to_local_begin", [](nb::handle self, nb::handle global, nb::handle local) {
+        return grid_begin(self, global, local, true);
+      }, "global"_a, "local"_a, "Split-phase global_to_local: returns a Request; local is complete at its end().")
+      .def("local_to_global_begin", [](nb::handle self, nb::handle local, nb::handle global) {
+        return grid_begin(self, local, global, false);
+      }, "local"_a, "global"_a, "Split-phase local_to_global: returns a Request; global is complete at its end().")
       .def_prop_ro("sf", [](nb::handle self) {
         Grid &g = nb::cast<Grid &>(self);
         stf_sf sf = nullptr;

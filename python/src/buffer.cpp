@@ -245,10 +245,29 @@ MPI_Datatype unit_of(const Buffer &b) {
   return t;
 }
 
+namespace {
+
+// numpy's name of an element type ("float64"), from its MPI type.
+std::string dtype_name(MPI_Datatype base) {
+  const char *kinds = "biufc";
+  const char *names[] = {"bool", "int", "uint", "float", "complex"};
+  for (int k = 0; k < 5; k++)
+    for (int64_t size : {1, 2, 4, 8, 10, 12, 16, 20, 24, 32})
+      if (mpi_type_of(kinds[k], size) == base && base != MPI_DATATYPE_NULL)
+        return k == 0 ? std::string(names[0]) : names[k] + std::to_string(8 * size);
+  return "an unknown dtype";
+}
+
+std::string entry_text(const Buffer &b) {
+  return dtype_name(b.base) + ", " + std::to_string(b.block) + (b.block == 1 ? " value" : " values") + " per entry";
+}
+
+}  // namespace
+
 MPI_Datatype common_unit(const Buffer &a, const char *aname, const Buffer &b, const char *bname) {
   if (a.base != b.base || a.block != b.block)
-    throw nb::value_error((std::string(aname) + " and " + bname +
-                           " differ in dtype or in values per entry (the shape after the first axis)")
+    throw nb::value_error((std::string(aname) + " (" + entry_text(a) + ") and " + bname + " (" + entry_text(b) +
+                           ") differ in dtype or in values per entry (the shape after the first axis)")
                               .c_str());
   return unit_of(a);
 }

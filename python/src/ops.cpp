@@ -88,10 +88,14 @@ int end_on_sf(void *sf, stf_request *req) {
   return End(static_cast<stf_sf>(sf), req);
 }
 
+int test_on_sf(void *sf, stf_request *req, int *done) { return stf_test(static_cast<stf_sf>(sf), req, done); }
+
 template <int (*End)(stf_sf, stf_request *), class Start>
 nb::object begin(nb::handle self, Args &a, std::initializer_list<nb::handle> arrays, Start &&start) {
   SF &s = nb::cast<SF &>(self);
-  return begin_request(self, s.sf, end_on_sf<End>, a.buf, arrays, start);
+  nb::object r = begin_request(self, s.sf, end_on_sf<End>, a.buf, arrays, start);
+  nb::cast<Request &>(r).test_fn = test_on_sf;
+  return r;
 }
 
 }  // namespace

@@ -11,9 +11,11 @@ namespace stfpy {
 
 struct Request {
   using EndFn = int (*)(void *handle, stf_request *req);
+  using TestFn = int (*)(void *handle, stf_request *req, int *done);
   stf_request req = nullptr;
   void *handle = nullptr;   // the stf_sf (or app object) the operation runs on
   EndFn end_fn = nullptr;
+  TestFn test_fn = nullptr;  // an SF's operations only (stf_test)
   nb::object owner;         // the Python object of handle
   nb::object arrays[3];
   Buffer buffers[3];
@@ -23,6 +25,10 @@ struct Request {
   Request &operator=(const Request &) = delete;
   ~Request();
   void end();
+  bool test();  // stf_test: ended (true) or still in flight
+
+ private:
+  void release();
 };
 
 // Start an operation with start(&req) and return its Request, which takes

@@ -2,14 +2,18 @@
 #include "sf.h"
 
 #include "arrays.h"
+#include "buffer.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 namespace stfpy {
 using namespace nb::literals;
@@ -19,17 +23,23 @@ bool debug_default = debug_in(nullptr, false);
 
 }  // namespace
 
+// The library's rule (stf_set_options): a bare -stf_debug, or one followed
+// by another option, is a yes.
 bool debug_in(const char *options, bool current) {
   if (!options) {
     const char *env = std::getenv("STF_DEBUG");
-    return env && *env ? debug_in((std::string("-stf_debug ") + env).c_str(), current) : current;
+    if (env && *env) current = debug_in((std::string("-stf_debug ") + env).c_str(), current);
+    const char *all = std::getenv("STF_OPTIONS");
+    return all ? debug_in(all, current) : current;
   }
   std::istringstream in(options);
-  std::string word;
-  while (in >> word) {
-    if (word != "-stf_debug") continue;
-    std::string v;
-    in >> v;
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  for (std::size_t i = 0; i < words.size(); i++) {
+    if (words[i] != "-stf_debug") continue;
+    const bool bare = i + 1 == words.size() ||
+                      (words[i + 1].size() >= 2 && words[i + 1][0] == '-' && !std::isdigit((unsigned char)words[i + 1][1]));
+    const std::string v = bare ? "1" : words[++i];
     current = v == "1" || v == "true" || v == "yes";
   }
   return current;
@@ -163,7 +173,9 @@ nb::object get_graph(const SF &s) {
   return nb::make_tuple(nroots, remote, local);
 }
 
-std::string view(const SF &s) {
+// What print(out) writes, as a string (collective calls: the GIL is released).
+template <class Print>
+std::string printed(Print &&print) {
   char *text = nullptr;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -171,13 +183,26 @@ std::string view(const SF &s) {
   int rc;
   {
     nb::gil_scoped_release unlocked;
-    rc = stf_view(s.handle(), out);
+    rc = print(out);
   }
   std::fclose(out);
   std::string result(text ? text : "", size);
   std::free(text);
   check(rc);
   return result;
+}
+
+std::string view(const SF &s) {
+  return printed([&](FILE *out) { return stf_view(s.handle(), out); });
+}
+
+std::string explain(const SF &s, nb::handle dtype) {
+  nb::object d = nb::module_::import_("numpy").attr("dtype")(dtype);
+  const std::string kind = nb::cast<std::string>(d.attr("kind"));
+  const MPI_Datatype unit = mpi_type_of(kind.empty() ? '?' : kind[0], nb::cast<int64_t>(d.attr("itemsize")));
+  if (unit == MPI_DATATYPE_NULL)
+    throw nb::value_error(("explain: MPI has no type for dtype " + nb::cast<std::string>(nb::str(d))).c_str());
+  return printed([&](FILE *out) { return stf_explain(s.handle(), unit, out); });
 }
 
 nb::dict stats(const SF &s) {
@@ -218,6 +243,16 @@ void bind_sf(nb::module_ &m) {
         check(stf_set_options(options.c_str()));
         debug_default = debug_in(options.c_str(), debug_default);
       }, "options"_a, "Defaults for SFs created afterwards, e.g. '-stf_type neighbor -stf_validate 1'.");
+  m.def("set_options_from_args", [](const std::vector<std::string> &args) {
+        std::vector<char *> argv;
+        std::string joined;
+        for (const std::string &a : args) {
+          argv.push_back(const_cast<char *>(a.c_str()));
+          joined += " " + a;
+        }
+        check(stf_set_options_from_args(static_cast<int>(argv.size()), argv.data()));
+        debug_default = debug_in(joined.c_str(), debug_default);
+      }, "argv"_a, "The -stf_ options of a command line (argv[0] is the program), as stf_set_options_from_args.");
   m.def("options_help", &stf_options_help, "Every option, its environment variable and its default.");
 
   nb::class_<SF> cls(m, "SF", "A star forest on an mpi4py communicator (see the starforest package docs).");
@@ -260,6 +295,10 @@ void bind_sf(nb::module_ &m) {
         return wrap_sf(out, s.comm, s.agree);
       }, "graph"_a = true, "A new SF with the options (and the graph) of this one (collective).")
       .def("view", &view, "The description of every rank's graph and plan (collective): the text on rank 0, '' elsewhere.")
+      .def("explain", &explain, "dtype"_a = "float64",
+           "What the performance model says of this SF for entries of dtype (stf_explain; collective): traffic, "
+           "the predicted time of one bcast per transport, and once it ran, the measured times; the text on rank "
+           "0, '' elsewhere.")
       .def("set_options", [](SF &s, const std::string &options) {
         check(stf_set_sf_options(s.handle(), options.c_str()));
         s.agree = debug_in(options.c_str(), s.agree);

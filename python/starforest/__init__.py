@@ -11,6 +11,8 @@ copied; non-contiguous arrays are refused with ValueError.
 """
 from mpi4py import MPI  # noqa: F401  (initialises MPI before the extension uses it)
 
+import sys as _sys
+
 from ._core import (  # noqa: F401
     CSR,
     SF,
@@ -49,5 +51,16 @@ from ._core import (  # noqa: F401  error codes
     STF_SUCCESS,
 )
 from .matrix_market import read_matrix_market  # noqa: F401
+
+
+def set_options_from_args(argv=None):
+    """Read the -stf_ options of a command line (default: sys.argv), as C's
+    stf_set_options_from_args: every argument from argv[1] on that starts
+    with -stf_ is an option and the next one its value (none for a yes/no
+    option followed by another option or by nothing); other arguments are
+    left alone. Raises starforest.Error for an unknown -stf_ option."""
+    from ._core import set_options_from_args as _from_args
+
+    _from_args(list(_sys.argv if argv is None else argv))
 
 __version__ = "0.1.0"

@@ -69,6 +69,16 @@ def test_grid(comm, dim, stencil, dof):
     grid.local_to_global(np.ones_like(local), total)
     assert total.min() >= 1 and comm.allreduce(total.sum()) >= np.prod(n) * dof
     assert grid.sf.nroots == np.prod(osize)
+    # The split-phase forms give the same, with computation between begin and end.
+    again = np.full_like(local, -1.0)
+    req = grid.global_to_local_begin(glob, again)
+    assert not req.ended
+    req.end()
+    assert np.array_equal(again, local)
+    total2 = np.zeros_like(glob)
+    with grid.local_to_global_begin(np.ones_like(local), total2):
+        pass
+    assert np.array_equal(total2, total)
 
 
 def poisson2d(m):

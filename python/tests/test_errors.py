@@ -52,7 +52,8 @@ def test_bad_arrays_raise(comm):
     sf = ring(comm)
     roots, leaves = np.zeros(2), np.zeros(2)
     bad = [
-        ((np.zeros(2, np.float32), leaves), ValueError, "differ in dtype"),
+        ((np.zeros(2, np.float32), leaves), ValueError,
+         "rootdata (float32, 1 value per entry) and leafdata (float64, 1 value per entry) differ in dtype"),
         ((np.zeros(1), leaves), ValueError, "needs 2 (nroots)"),
         ((roots, np.zeros(1)), ValueError, "needs 2 (maxleaf + 1)"),
         ((np.zeros(4)[::2], leaves), ValueError, "not C-contiguous"),
@@ -62,7 +63,7 @@ def test_bad_arrays_raise(comm):
         ((np.zeros(2, ">f8"), np.zeros(2, ">f8")), ValueError, "byte order"),
         ((np.float64(1.0), leaves), ValueError, "at least one axis"),
         (([1.0, 2.0], leaves), TypeError, "expected an array"),
-        ((np.zeros((2, 3)), np.zeros((2, 2))), ValueError, "values per entry"),
+        ((np.zeros((2, 3)), np.zeros((2, 2))), ValueError, "(float64, 3 values per entry) and leafdata (float64, 2"),
     ]
     for (r, l), exc, text in bad:
         with pytest.raises(exc, match=re.escape(text)):
@@ -122,3 +123,20 @@ def test_bad_input_on_one_rank_with_debug(comm):
     with pytest.raises(ValueError):
         sf.reduce_begin(leaves, np.zeros(2))
     sf.bcast(np.ones(2), np.zeros(2))  # every rank is still in step
+
+
+def test_options_from_the_command_line(comm):
+    """set_options_from_args reads -stf_ options where PETSc users type them:
+    a bare yes/no option is a yes (here -stf_debug, whose agreed checks then
+    apply to SFs created afterwards), other arguments are left alone, and an
+    unknown -stf_ option raises naming it."""
+    stf.set_options_from_args(["prog", "--size", "3", "-stf_debug", "-stf_pack_opt"])
+    sf = stf.SF(comm)
+    sf.set_graph(2, [((comm.rank + 1) % comm.size, i) for i in range(2)])
+    leaves = np.zeros(1 if comm.rank == comm.size - 1 else 2)
+    with pytest.raises(ValueError):  # agreed on every rank: -stf_debug took effect
+        sf.bcast(np.zeros(2), leaves)
+    with pytest.raises(stf.Error) as e:
+        stf.set_options_from_args(["prog", "-stf_tpye", "basic"])
+    assert e.value.code == stf.STF_ERR_OPTION and "-stf_tpye" in str(e.value)
+    stf.set_options("-stf_debug 0")

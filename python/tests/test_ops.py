@@ -126,9 +126,9 @@ def test_split_phase_many_in_flight(comm):
     outs = [leaf_array(g, comm.rank, np.int64, seed + 1) for _ in range(3)]
     reqs = [sf.bcast_begin(roots, out, "sum") for out in outs]
     for req in reversed(reqs):
-        assert not req.done
+        assert not req.ended
         req.end()
-        assert req.done
+        assert req.ended
     for out in outs:
         assert np.array_equal(out, expect_bcast(g, np.int64, "sum", seed))
     red = values(np.int64, comm.rank, sf.nroots, seed)
@@ -150,6 +150,35 @@ def test_split_phase_many_in_flight(comm):
         if lp == comm.rank:
             want[s] = leaf_array(g, lp, np.int64, seed + 1)[s]
     assert np.array_equal(leaves, want), "gather then scatter must give every leaf its own value back"
+
+
+def test_request_test_polls_until_done(comm):
+    """Request.test() as the overlap tutorial uses it: poll while computing,
+    the data is right once it returns True, and the request has then ended."""
+    seed = 27
+    sf, g = make_sf(comm, seed)
+    leaves = leaf_array(g, comm.rank, np.float64, seed + 1)
+    req = sf.bcast_begin(values(np.float64, comm.rank, sf.nroots, seed), leaves, "sum")
+    polls = 0
+    while not req.test():
+        polls += 1
+        assert not req.ended
+        assert polls < 10_000_000
+    assert req.ended
+    assert np.array_equal(leaves, expect_bcast(g, np.float64, "sum", seed))
+    with pytest.raises(stf.Error):
+        req.test()  # ended already
+    with pytest.raises(stf.Error):
+        req.end()
+
+
+def test_explain(comm):
+    sf, _ = make_sf(comm, 29)
+    text = sf.explain(np.float64)  # collective
+    assert ("basic" in text and "bcast" in text) if comm.rank == 0 else text == ""
+    assert (sf.explain("int32") != "") == (comm.rank == 0)
+    with pytest.raises(ValueError, match="no type for dtype"):
+        sf.explain(np.float16)
 
 
 def test_request_dropped_without_end_is_completed(comm):

@@ -1,6 +1,7 @@
 #include "core/options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -40,13 +41,17 @@ const OptionSpec validate_spec = {
     "owner's nroots, and no rank failed to make the transport; 0 skips their two allreduces, and a failure then "
     "happens on its own rank only, the others waiting for it. Whatever it says, one allreduce checks that the "
     "ranks give alike the options that must be (the transport and its options, -stf_validate, -stf_twosided, "
-    "-stf_ranks_per_node, -stf_debug, -stf_log_view) (default 1)",
+    "-stf_ranks_per_node, -stf_debug, -stf_log_view, -stf_view) (default 1)",
     "1",
     [](const std::string &v, Options *o) { return parse_bool("stf_validate", v, &o->validate); }};
 const OptionSpec log_view_spec = {
     "stf_log_view", "STF_LOG_VIEW", "0|1",
     "print the SF's operation timings (min/avg/max over ranks) when it is destroyed (default 0)", "0",
     [](const std::string &v, Options *o) { return parse_bool("stf_log_view", v, &o->log_view); }};
+const OptionSpec view_spec = {
+    "stf_view", "STF_VIEW", "0|1",
+    "print the SF's view (stf_view, to stdout from rank 0) when its set-up ends (default 0)", "0",
+    [](const std::string &v, Options *o) { return parse_bool("stf_view", v, &o->view); }};
 const OptionSpec debug_spec = {
     "stf_debug", "STF_DEBUG", "0|1",
     "debugging aid: every begin checks its arguments (data pointers, unit and op, request pointer) on every rank "
@@ -123,17 +128,40 @@ int set_one(const OptionSpecs &specs, const std::string &name, const std::string
   return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
 }
 
-// Calls f(name, value) for each "-name value" pair of text.
+// Whether spec is a yes/no option, which a bare "-name" turns on.
+bool is_flag(const OptionSpec &spec) { return std::strcmp(spec.values, "0|1") == 0; }
+
+bool names_flag(const OptionSpecs &specs, const std::string &name) {
+  for (const OptionSpec *s : specs)
+    if (name == s->name) return is_flag(*s);
+  return false;
+}
+
+// A word that starts another option rather than being a value ("-stf_x",
+// not "-1").
+bool starts_option(const std::string &word) {
+  return word.size() >= 2 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1]));
+}
+
+// Calls f(name, value) for each "-name value" pair of text; a flag (see
+// is_flag; with no specs, any option) not followed by a value is "-name 1".
 template <class F>
-int for_each_pair(const char *text, F f) {
+int for_each_pair(const OptionSpecs &specs, const char *text, F f) {
   std::istringstream in(text ? text : "");
-  std::string word;
-  while (in >> word) {
-    if (word.size() < 2 || word[0] != '-')
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(std::move(w));
+  for (std::size_t i = 0; i < words.size(); i++) {
+    const std::string &word = words[i];
+    if (!starts_option(word))
       return set_error(STF_ERR_OPTION, "expected an option such as -stf_type, got '%s'", word.c_str());
-    std::string value;
-    if (!(in >> value)) return set_error(STF_ERR_OPTION, "option %s needs a value", word.c_str());
-    STF_CHECK(f(word.substr(1), value));
+    const std::string name = word.substr(1);
+    const bool bare = i + 1 == words.size() || starts_option(words[i + 1]);
+    if (bare && !specs.empty() && !names_flag(specs, name)) {
+      if (!std::any_of(specs.begin(), specs.end(), [&](const OptionSpec *s) { return name == s->name; }))
+        return set_error(STF_ERR_OPTION, "unknown option %s (see stf_options_help())", word.c_str());
+      return set_error(STF_ERR_OPTION, "option %s needs a value", word.c_str());
+    }
+    STF_CHECK(f(name, bare ? std::string("1") : words[++i]));
   }
   return STF_SUCCESS;
 }
@@ -170,18 +198,21 @@ std::string Options::agreed_value(const OptionSpec &spec) const {
 
 const OptionSpecs &base_option_specs() {
   static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &debug_spec,         &pack_opt_spec,
-                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec, &log_view_spec};
+                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec, &log_view_spec,
+                                    &view_spec};
   return specs;
 }
 
 int parse_options(const OptionSpecs &specs, const char *text, Options *opts) {
   Options o = *opts;
-  STF_CHECK(for_each_pair(text, [&](const std::string &name, const std::string &value) {
+  STF_CHECK(for_each_pair(specs, text, [&](const std::string &name, const std::string &value) {
     return set_one(specs, name, value, &o);
   }));
   *opts = o;
   return STF_SUCCESS;
 }
+
+const char *const options_variable = "STF_OPTIONS";
 
 int default_options(const OptionSpecs &specs, Options *out) {
   Options o;
@@ -191,6 +222,12 @@ int default_options(const OptionSpecs &specs, Options *out) {
     if (int rc = set_one(specs, s->name, v, &o)) {
       std::string why = stf_last_error_message();  // set_error overwrites it
       return set_error(rc, "environment %s=%s: %s", s->env, v, why.c_str());
+    }
+  }
+  if (const char *v = std::getenv(options_variable)) {
+    if (int rc = parse_options(specs, v, &o)) {
+      std::string why = stf_last_error_message();
+      return set_error(rc, "environment %s='%s': %s", options_variable, v, why.c_str());
     }
   }
   STF_CHECK(parse_options(specs, global_copy().c_str(), &o));
@@ -206,9 +243,9 @@ std::string options_help(const OptionSpecs &specs) {
   return s.str();
 }
 
-void append_global_options(const char *text) {
+void append_global_options(const OptionSpecs &specs, const char *text) {
   std::lock_guard<std::mutex> lock(global_mutex);
-  for_each_pair(text, [](const std::string &name, const std::string &value) {
+  for_each_pair(specs, text, [](const std::string &name, const std::string &value) {
     auto same = [&name](const std::pair<std::string, std::string> &p) { return p.first == name; };
     global_pairs.erase(std::remove_if(global_pairs.begin(), global_pairs.end(), same), global_pairs.end());
     global_pairs.emplace_back(name, value);
@@ -220,10 +257,15 @@ std::string global_options() { return global_copy(); }
 
 std::string process_setting(const OptionSpec &spec) {
   std::string found;
-  for_each_pair(global_copy().c_str(), [&](const std::string &name, const std::string &value) {
+  auto take = [&](const std::string &name, const std::string &value) {
     if (name == spec.name) found = value;
     return static_cast<int>(STF_SUCCESS);
-  });
+  };
+  // Both strings are checked with every option's spec elsewhere (stf_set_options, stf_create).
+  const OptionSpecs any;
+  for_each_pair(any, global_copy().c_str(), take);
+  if (!found.empty()) return found;
+  if (const char *v = std::getenv(options_variable)) for_each_pair(any, v, take);
   if (!found.empty()) return found;
   const char *v = std::getenv(spec.env);
   return v && *v ? v : spec.fallback;

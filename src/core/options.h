@@ -47,6 +47,7 @@ struct Options {
   TwoSided twosided = TwoSided::nbx;                   // discovery algorithm at set-up
   bool validate = true;                                // collective root-offset check at set-up
   bool log_view = false;                               // timing summary at stf_destroy
+  bool view = false;                                   // stf_view at the end of set-up
   bool debug = false;                                  // every begin agrees on its argument checks
   bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
@@ -70,19 +71,21 @@ const OptionSpecs &base_option_specs();
 // Apply an options string ("-stf_type basic ...") on top of *opts; *opts is
 // unchanged on error.
 int parse_options(const OptionSpecs &specs, const char *text, Options *opts);
-// Built-in values, then STF_* variables, then the process-wide string.
+// Built-in values, then the STF_<NAME> variables, then the whole string in
+// STF_OPTIONS, then the process-wide string.
 int default_options(const OptionSpecs &specs, Options *out);
 // The help text listing specs.
 std::string options_help(const OptionSpecs &specs);
 
 // The process-wide options (stf_set_options): text is checked by the caller,
-// then merged in, its values replacing earlier ones of the same options.
-void append_global_options(const char *text);
+// then merged in, its values replacing earlier ones of the same options
+// (bare flags stored as "-name 1").
+void append_global_options(const OptionSpecs &specs, const char *text);
 // The merged process-wide options as one string (for tests).
 std::string global_options();
 // A process-wide setting that belongs to no SF (the device): its last value
-// in the process-wide string, else its environment variable, else its
-// fallback. Not checked here: the string was checked when it was set, and
+// in the process-wide string, else in STF_OPTIONS, else its environment
+// variable, else its fallback. Not checked here: the string was checked when it was set, and
 // the owner checks the environment's value.
 std::string process_setting(const OptionSpec &spec);
 

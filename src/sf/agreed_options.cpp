@@ -52,6 +52,7 @@ std::vector<Shared> shared_options(const Options &o) {
           {"-stf_ranks_per_node", std::to_string(o.ranks_per_node)},
           {"-stf_debug", o.debug ? "1" : "0"},
           {"-stf_log_view", o.log_view ? "1" : "0"},
+          {"-stf_view", o.view ? "1" : "0"},
           {"the options of -stf_type", type_options(o)}};
 }
 
@@ -64,7 +65,7 @@ std::uint64_t fnv1a(const std::string &s) {
 }  // namespace
 
 int agree_on_options(stf_sf sf, int earlier) {
-  constexpr std::size_t n = 7;  // shared_options' entries
+  constexpr std::size_t n = 8;  // shared_options' entries
   // The smallest hash of each option and the smallest complement (the
   // complement of the largest): equal everywhere only if both agree. Last,
   // the complement of this rank's error code and its rank where it failed:

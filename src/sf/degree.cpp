@@ -45,6 +45,7 @@ int build_multi(stf_sf sf, stf_sf *multi) {
   }
   STF_CHECK(stf_create(sf->comm, multi));
   (*multi)->opts = sf->opts;
+  (*multi)->opts.view = false;  // part of its SF, not a view of its own
   int rc = stf_set_graph(*multi, nslots, sf->nleaves, sf->ilocal, STF_COPY_VALUES, remote.release(), STF_OWN_POINTER);
   if (rc == STF_SUCCESS) rc = stf_setup(*multi);
   if (rc) stf_destroy(multi);

@@ -2,6 +2,8 @@
 // strings, STF_* variables and the help text all read it. Methods (the
 // values of -stf_type) and devices bring theirs from their tables.
 #include <algorithm>
+#include <cctype>
+#include <string>
 
 #include "core/error.h"
 #include "device/registry.h"
@@ -28,7 +30,33 @@ const OptionSpecs &all_option_specs() {
 extern "C" int stf_set_options(const char *options) try {
   stf::Options probe;
   STF_CHECK(stf::parse_options(stf::all_option_specs(), options, &probe));  // reject bad strings before keeping them
-  stf::append_global_options(options);
+  stf::append_global_options(stf::all_option_specs(), options);
+  return STF_SUCCESS;
+} STF_API_CATCH
+
+extern "C" int stf_set_options_from_args(int argc, char *const argv[]) try {
+  if (argc > 0 && !argv) return stf::set_error(STF_ERR_NULL, "stf_set_options_from_args: argv is NULL");
+  std::string text;
+  bool value_next = false;  // the previous word was a -stf_ option: this one may be its value
+  for (int i = 1; i < argc; i++) {
+    if (!argv[i]) return stf::set_error(STF_ERR_NULL, "stf_set_options_from_args: argv[%d] is NULL", i);
+    const std::string word = argv[i];
+    const bool option = word.compare(0, 5, "-stf_") == 0;
+    const bool other_option = !option && word.size() >= 2 && word[0] == '-' && !std::isdigit((unsigned char)word[1]);
+    if (!option && (!value_next || other_option)) {  // the program's own
+      value_next = false;
+      continue;
+    }
+    if (word.empty() || word.find_first_of(" \t\n") != std::string::npos)
+      return stf::set_error(STF_ERR_OPTION, "command line: the value '%s' of %s is empty or has spaces", word.c_str(),
+                            argv[i - 1]);
+    text += " " + word;
+    value_next = option;
+  }
+  if (int rc = stf_set_options(text.c_str())) {
+    std::string why = stf_last_error_message();
+    return stf::set_error(rc, "command line: %s", why.c_str());
+  }
   return STF_SUCCESS;
 } STF_API_CATCH
 

@@ -89,7 +89,8 @@ int ensure_setup(stf_sf sf, bool agreed) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   STF_CHECK(build_plan(*sf, *sf, opts, plan.get()));
-  return install_plan(sf, std::move(plan));
+  STF_CHECK(install_plan(sf, std::move(plan)));
+  return sf->opts.view ? stf_view(sf, stdout) : STF_SUCCESS;
 }
 
 }  // namespace stf

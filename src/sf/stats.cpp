@@ -65,13 +65,13 @@ void log_view(stf_sf sf) {
       MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, sf->comm) || sf->rank != 0)
     return;
   std::printf("starforest log_view: SF on %d rank(s), transport %s; microseconds per operation, min/avg/max over ranks\n"
-              "%-13s %10s %26s %26s %26s\n",
+              "%-13s %10s  %33s  %33s  %33s\n",
               sf->size, sf->opts.type.c_str(), "operation", "count", "begin", "end (and stf_test)", "waiting");
   for (int k = 0; k < STF_OP_KINDS; k++) {
     if (hi[k][0] == 0) continue;
     std::printf("%-13s %10.0f", names[k], hi[k][0]);
     for (int f = 1; f < 4; f++)
-      std::printf("  %7.2f / %7.2f / %7.2f", lo[k][f], sum[k][f] / sf->size, hi[k][f]);
+      std::printf("  %9.2f / %9.2f / %9.2f", lo[k][f], sum[k][f] / sf->size, hi[k][f]);  // up to 1e6 us aligned
     std::printf("\n");
   }
   std::fflush(stdout);

@@ -107,7 +107,7 @@ extern "C" int stf_view(stf_sf sf, FILE *out) try {
     if (!sf->choice.empty()) transport += ", chosen by " + sf->choice;
     std::string nodes = sf->topology ? ", " + stf::node_layout(*sf->topology) : "";
     std::fprintf(out,
-                 "star forest on %d rank(s)%s, transport %s, two-sided discovery %s, device data: stream model %s, "
+                 "star forest on %d rank(s)%s\n  transport %s\n  two-sided discovery %s; device data: stream model %s, "
                  "device-aware %s\n%s",
                  sf->size, nodes.c_str(), transport.c_str(), stf::twosided_name(sf->opts.twosided),
                  stf::stream_model_name(sf->opts.stream_model), stf::device_aware_name(sf->opts.device_aware),

@@ -2,7 +2,9 @@
 # The installed package, used as the README says: install the build into
 # <build>/stage, build the guide's examples against it with find_package
 # (CMake) and ghost_exchange and grid_halo with pkg-config and a plain C
-# compiler, and run them. The MPI is the build's own: CMake's package and
+# compiler, and run them. Where the Fortran module was built, also the
+# Fortran README example from a Fortran-only CMake project and with a plain
+# gfortran and pkg-config. The MPI is the build's own: CMake's package and
 # the .pc files name it. A static build is linked with pkg-config --static.
 # usage: check.sh BUILD_DIR MPIEXEC [MPIEXEC_FLAGS...]   (the flags end with the -n flag)
 set -euo pipefail
@@ -30,8 +32,23 @@ for app in ghost_exchange grid_halo; do
     $(pkg-config $static --cflags --libs starforest_apps) -Wl,-rpath,"$libdir"
 done
 
+fortran=
+if [ -f "$(dirname "$pc")/starforest_fortran.pc" ]; then
+  fortran=$src/fortran/examples/readme_example.f90
+  run cmake -S "$src/tests/install/fortran" -B "$out/fortran-cmake" -DCMAKE_PREFIX_PATH="$stage" \
+    -DSTF_EXAMPLE="$fortran" > "$out/fortran-cmake.log"
+  run cmake --build "$out/fortran-cmake" >> "$out/fortran-cmake.log"
+  # shellcheck disable=SC2046
+  run gfortran -o "$out/pkg-config/readme_example_f" "$fortran" \
+    $(pkg-config $static --cflags --libs starforest_fortran) -Wl,-rpath,"$libdir"
+fi
+
 run "$@" 3 "$out/cmake/ghost_exchange"
 run "$@" 4 "$out/cmake/grid_halo"
 run "$@" 3 "$out/pkg-config/ghost_exchange"
 run "$@" 4 "$out/pkg-config/grid_halo"
+if [ -n "$fortran" ]; then
+  run "$@" 2 "$out/fortran-cmake/readme_example"
+  run "$@" 2 "$out/pkg-config/readme_example_f"
+fi
 echo "install check passed: $stage"

@@ -39,6 +39,7 @@ void differing_options(Checker &ck) {
       {"", "-stf_twosided allreduce", "-stf_twosided nbx", "-stf_twosided"},
       {"", "-stf_debug 1", "-stf_debug 0", "-stf_debug"},
       {"", "-stf_log_view 1", "-stf_log_view 0", "-stf_log_view"},
+      {"", "-stf_view", "-stf_view 0", "-stf_view"},  // bare: a yes
       {"", "-stf_ranks_per_node 1", "-stf_ranks_per_node 0", "-stf_ranks_per_node"},
       {"-stf_type putsignal", "-stf_putsignal_slots 8", "-stf_putsignal_slots 4", "-stf_putsignal_slots"},
       {"-stf_type 2step -stf_ranks_per_node 1", "-stf_net_transport neighbor", "-stf_net_transport basic",
