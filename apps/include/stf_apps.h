@@ -204,7 +204,7 @@ int stf_cg_solve_async(stf_csr A, const double *b, double *x, double rtol, int i
 
 
 /* ---- structured grids ---------------------------------------------------- *
- * A 2D or 3D box of points split over a process grid; each rank owns a box
+ * A 1D, 2D or 3D box of points split over a process grid; each rank owns a box
  * and works on it with a ghost layer. Vectors store points with x fastest,
  * then y, then z, and dof values per point innermost. A "global" vector is
  * this rank's owned box; a "local" vector is its ghosted box (owned box
@@ -219,8 +219,8 @@ typedef enum {
 } stf_stencil;
 
 typedef struct {
-  int dim;            /* 2 or 3 */
-  int64_t n[3];       /* global points per direction (n[2] ignored in 2D) */
+  int dim;            /* 1, 2 or 3 */
+  int64_t n[3];       /* global points per direction (those past dim are ignored) */
   int procs[3];       /* process grid; 0 entries are chosen (MPI_Dims_create) */
   int periodic[3];    /* 1: periodic in that direction */
   stf_stencil stencil;
@@ -246,7 +246,7 @@ int stf_grid_get_sizes(stf_grid grid, int64_t *global_len, int64_t *local_len);
  * (coords[2] * procs[1] + coords[1]) * procs[0] + coords[0]). */
 int stf_grid_get_procs(stf_grid grid, int procs[3], int coords[3]);
 /* The ranks this rank exchanges ghost points with, ascending, not itself
- * (up to 8 in 2D, 26 in 3D with the box stencil). Owned by the grid. */
+ * (up to 2 in 1D, 8 in 2D, 26 in 3D with the box stencil). Owned by the grid. */
 int stf_grid_get_neighbors(stf_grid grid, int *n, const int **ranks);
 /* The grid's SF (owned by the grid) and its unit (dof doubles). */
 int stf_grid_get_sf(stf_grid grid, stf_sf *sf, MPI_Datatype *unit);
@@ -263,6 +263,9 @@ int stf_grid_global_to_local(stf_grid grid, const double *global, double *local)
 int stf_grid_local_to_global_begin(stf_grid grid, const double *local, double *global, stf_request *req);
 int stf_grid_local_to_global_end(stf_grid grid, stf_request *req);
 int stf_grid_local_to_global(stf_grid grid, const double *local, double *global);
+/* global = the owned part of local (PETSc's local-to-global with
+ * INSERT_VALUES): ghosts are not read. No communication, not collective. */
+int stf_grid_local_to_global_insert(stf_grid grid, const double *local, double *global);
 
 
 /* ---- vector scatter ------------------------------------------------------ *
@@ -282,6 +285,11 @@ typedef enum {
  * indices it needs. STF_ERR_ARG for an index outside the vector. */
 int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_gint *global,
                           stf_vecscatter *vs);
+/* PETSc's VecScatterCreateToAll and ToZero: the ghost vector is the whole
+ * vector (all N entries, in order) on every rank, or on rank 0 only (the
+ * others get none). Collective. */
+int stf_vecscatter_create_to_all(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs);
+int stf_vecscatter_create_to_zero(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs);
 int stf_vecscatter_destroy(stf_vecscatter *vs);
 /* The SF underneath (owned by vs): roots = owned entries, leaves = ghost entries. */
 int stf_vecscatter_get_sf(stf_vecscatter vs, stf_sf *sf);
@@ -294,8 +302,12 @@ int stf_vecscatter_get_sf(stf_vecscatter vs, stf_sf *sf);
 int stf_vecscatter_forward_begin(stf_vecscatter vs, MPI_Datatype unit, const void *owned, void *ghost,
                                  stf_insert_mode mode, stf_request *req);
 int stf_vecscatter_forward_end(stf_vecscatter vs, stf_request *req);
-/* Reverse: owned[g] += every ghost entry naming g (ADD only; INSERT where
- * several ghosts name one entry would be ambiguous, so it is refused). */
+/* Reverse: owned[g] += every ghost entry naming g (ADD), or owned[g] = the
+ * ghost entry naming g (INSERT; entries no ghost names are left alone).
+ * INSERT needs every owned entry named by at most one ghost entry over all
+ * ranks (a to-zero scatter, not a to-all one): the first reverse INSERT
+ * checks it (degrees and one allreduce) and refuses it on every rank
+ * otherwise (STF_ERR_ARG). */
 int stf_vecscatter_reverse_begin(stf_vecscatter vs, MPI_Datatype unit, const void *ghost, void *owned,
                                  stf_insert_mode mode, stf_request *req);
 int stf_vecscatter_reverse_end(stf_vecscatter vs, stf_request *req);

@@ -33,7 +33,7 @@ int owner_coord(int64_t n, int parts, int64_t x) {
 }
 
 int validate(const stf_grid_desc &d) {
-  if (d.dim != 2 && d.dim != 3) return fail(STF_ERR_ARG, "dim = %d, expected 2 or 3", d.dim);
+  if (d.dim < 1 || d.dim > 3) return fail(STF_ERR_ARG, "dim = %d, expected 1, 2 or 3", d.dim);
   if (d.width < 1) return fail(STF_ERR_ARG, "ghost width %d < 1", d.width);
   if (d.dof < 1) return fail(STF_ERR_ARG, "dof %d < 1", d.dof);
   if (d.stencil != STF_STENCIL_STAR && d.stencil != STF_STENCIL_BOX)
@@ -53,7 +53,7 @@ int choose_procs(stf_grid g, MPI_Comm comm) {
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
   const stf_grid_desc &d = g->desc;
-  int dims[3] = {d.procs[0], d.procs[1], d.dim == 3 ? d.procs[2] : 1};
+  int dims[3] = {d.procs[0], d.dim >= 2 ? d.procs[1] : 1, d.dim == 3 ? d.procs[2] : 1};
   int given = 1, free_dims = 0;
   for (int a = 0; a < d.dim; a++) given *= dims[a] ? dims[a] : (free_dims++, 1);
   // MPI_Dims_create aborts (through MPI_COMM_WORLD's handler) on a misfit.
@@ -157,7 +157,7 @@ extern "C" int stf_grid_create(MPI_Comm comm, const stf_grid_desc *desc, stf_gri
   stf_grid g = new (std::nothrow) stf_grid_s;
   if (!g) return fail(STF_ERR_MEMORY, "cannot allocate a grid");
   g->desc = *desc;
-  if (desc->dim == 2) g->desc.n[2] = 1, g->desc.periodic[2] = 0;
+  for (int a = desc->dim; a < 3; a++) g->desc.n[a] = 1, g->desc.periodic[a] = 0, g->desc.procs[a] = 1;
   int rc = stf_apps::choose_procs(g, comm);
   if (!rc) {
     stf_apps::set_boxes(g);
@@ -268,4 +268,21 @@ extern "C" int stf_grid_local_to_global_end(stf_grid g, stf_request *req) try {
 } STF_APPS_CATCH
 extern "C" int stf_grid_local_to_global(stf_grid g, const double *local, double *global) try {
   return exchange(g, false, local, global);
+} STF_APPS_CATCH
+
+// The owned box inside the ghosted one, row by row: no communication.
+extern "C" int stf_grid_local_to_global_insert(stf_grid g, const double *local, double *global) try {
+  if (!g) return fail(STF_ERR_NULL, "the grid handle is NULL");
+  const int64_t *own = g->own_size.data();
+  if (own[0] * own[1] * own[2] > 0 && (!local || !global))
+    return fail(STF_ERR_NULL, "local_to_global_insert: %s is NULL", local ? "global" : "local");
+  const int64_t dof = g->desc.dof, row = own[0] * dof;
+  const int64_t di = g->own_start[0] - g->ghost_start[0], dj = g->own_start[1] - g->ghost_start[1],
+                dk = g->own_start[2] - g->ghost_start[2];
+  for (int64_t k = 0; k < own[2]; k++)
+    for (int64_t j = 0; j < own[1]; j++) {
+      const int64_t from = (((k + dk) * g->ghost_size[1] + j + dj) * g->ghost_size[0] + di) * dof;
+      std::copy(local + from, local + from + row, global + (k * own[1] + j) * row);
+    }
+  return STF_SUCCESS;
 } STF_APPS_CATCH

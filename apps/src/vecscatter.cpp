@@ -1,11 +1,14 @@
 // Vector scatter: the SF from owned vector entries to the ghost entries a
 // rank asked for, and forward / reverse scatters as bcast / reduce over it.
+#include <algorithm>
 #include <new>
+#include <vector>
 
 #include "apps_error.h"
 
 struct stf_vecscatter_s {
   stf_sf sf = nullptr;
+  int insert_ok = -1;  // reverse INSERT: no owned entry named twice (-1: not asked yet)
 };
 
 namespace {
@@ -21,7 +24,53 @@ int check(stf_vecscatter vs, stf_insert_mode mode) {
   return STF_SUCCESS;
 }
 
+// Reverse INSERT is well defined where no owned entry is named by two ghost
+// entries anywhere: the degrees say so, agreed by every rank (the first
+// reverse INSERT is collective as every reverse is).
+int check_insert(stf_vecscatter vs) {
+  if (vs->insert_ok < 0) {
+    const stf_int *degree = nullptr;
+    stf_int nroots = 0;
+    if (int rc = core(stf_compute_degree(vs->sf, &degree), "vecscatter_reverse_begin")) return rc;
+    stf_get_graph(vs->sf, &nroots, nullptr, nullptr, nullptr);
+    int most = nroots > 0 ? *std::max_element(degree, degree + nroots) : 0;
+    MPI_Comm comm;
+    stf_get_comm(vs->sf, &comm);
+    if (MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+      return stf_apps::fail(STF_ERR_MPI, "vecscatter_reverse_begin: MPI_Allreduce failed");
+    vs->insert_ok = most <= 1;
+  }
+  if (!vs->insert_ok)
+    return stf_apps::fail(STF_ERR_ARG,
+                          "reverse scatter with STF_INSERT_VALUES: some owned entry is named by several ghost "
+                          "entries (which one would win is undefined); use STF_ADD_VALUES");
+  return STF_SUCCESS;
+}
+
+// Every rank needs every entry (all), or rank 0 does (to zero): global 0..N-1.
+int create_gathered(MPI_Comm comm, stf_int nowned, bool all, stf_vecscatter *vs) {
+  if (nowned < 0) return stf_apps::fail(STF_ERR_ARG, "nowned = %d < 0", nowned);
+  long long total = nowned;
+  if (MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+    return stf_apps::fail(STF_ERR_MPI, "MPI_Allreduce failed");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (total > 0x7fffffff) return stf_apps::fail(STF_ERR_ARG, "%lld entries: more than 2^31 - 1", total);
+  const stf_int n = all || rank == 0 ? static_cast<stf_int>(total) : 0;
+  std::vector<stf_gint> global(n);
+  for (stf_int i = 0; i < n; i++) global[i] = i;
+  return stf_vecscatter_create(comm, nowned, n, global.data(), vs);
+}
+
 }  // namespace
+
+extern "C" int stf_vecscatter_create_to_all(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs) try {
+  return create_gathered(comm, nowned, true, vs);
+} STF_APPS_CATCH
+
+extern "C" int stf_vecscatter_create_to_zero(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs) try {
+  return create_gathered(comm, nowned, false, vs);
+} STF_APPS_CATCH
 
 extern "C" int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const stf_gint *global,
                                      stf_vecscatter *vs) try {
@@ -68,9 +117,9 @@ extern "C" int stf_vecscatter_forward_end(stf_vecscatter vs, stf_request *req) t
 extern "C" int stf_vecscatter_reverse_begin(stf_vecscatter vs, MPI_Datatype unit, const void *ghost, void *owned,
                                             stf_insert_mode mode, stf_request *req) try {
   if (int rc = check(vs, mode)) return rc;
-  if (mode != STF_ADD_VALUES)
-    return stf_apps::fail(STF_ERR_ARG, "reverse scatter supports STF_ADD_VALUES only");
-  return core(stf_reduce_begin(vs->sf, unit, ghost, owned, MPI_SUM, req), "vecscatter_reverse_begin");
+  if (mode == STF_INSERT_VALUES)
+    if (int rc = check_insert(vs)) return rc;
+  return core(stf_reduce_begin(vs->sf, unit, ghost, owned, op_of(mode), req), "vecscatter_reverse_begin");
 } STF_APPS_CATCH
 
 extern "C" int stf_vecscatter_reverse_end(stf_vecscatter vs, stf_request *req) try {

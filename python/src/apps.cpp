@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <memory>
 
 #include "arrays.h"
 #include "request.h"
@@ -77,6 +78,20 @@ nb::object scatter_begin(nb::handle self, nb::handle owned, nb::handle ghost, co
                        });
 }
 
+// PETSc's ToAll / ToZero: the whole vector on every rank, or on rank 0.
+VecScatter *gathered(nb::handle comm, stf_int nowned, bool all) {
+  auto v = std::make_unique<VecScatter>();
+  MPI_Comm c = to_comm(comm);
+  keep_comm(c);
+  v->comm = nb::borrow(comm);
+  v->nowned = nowned;
+  run([&] { return all ? stf_vecscatter_create_to_all(c, nowned, &v->vs) : stf_vecscatter_create_to_zero(c, nowned, &v->vs); });
+  stf_sf sf = nullptr;
+  check(stf_vecscatter_get_sf(v->vs, &sf));
+  check(stf_get_graph(sf, nullptr, &v->nghost, nullptr, nullptr));
+  return v.release();
+}
+
 void bind_vecscatter(nb::module_ &m) {
   nb::class_<VecScatter>(m, "VecScatter",
                          "Ghost entries of a distributed vector with contiguous ownership (rank 0 first).")
@@ -90,6 +105,10 @@ void bind_vecscatter(nb::module_ &m) {
         self->nghost = g.size;
         run([&] { return stf_vecscatter_create(c, nowned, self->nghost, g.data, &self->vs); });
       }, "comm"_a, "nowned"_a, "global"_a, "nowned entries owned here; ghost entry i holds global entry global[i].")
+      .def_static("to_all", [](nb::handle comm, stf_int nowned) { return gathered(comm, nowned, true); },
+                  "comm"_a, "nowned"_a, "The whole vector (every entry, in order) as every rank's ghost vector.")
+      .def_static("to_zero", [](nb::handle comm, stf_int nowned) { return gathered(comm, nowned, false); },
+                  "comm"_a, "nowned"_a, "The whole vector as rank 0's ghost vector (none elsewhere).")
       .def_prop_ro("nowned", [](const VecScatter &v) { return v.nowned; })
       .def_prop_ro("nghost", [](const VecScatter &v) { return v.nghost; })
       .def_prop_ro("sf", [](nb::handle self) {
@@ -106,7 +125,8 @@ void bind_vecscatter(nb::module_ &m) {
       }, "owned"_a, "ghost"_a, "mode"_a = "insert")
       .def("reverse_begin", [](nb::handle self, nb::handle ghost, nb::handle owned, const std::string &mode) {
         return scatter_begin(self, owned, ghost, mode, false);
-      }, "ghost"_a, "owned"_a, "mode"_a = "add", "owned[g] += every ghost entry naming g: a Request.")
+      }, "ghost"_a, "owned"_a, "mode"_a = "add",
+         "owned[g] += (or = , 'insert', where no entry is named twice) the ghost entries naming g: a Request.")
       .def("reverse", [](nb::handle self, nb::handle ghost, nb::handle owned, const std::string &mode) {
         nb::cast<Request &>(scatter_begin(self, owned, ghost, mode, false)).end();
       }, "ghost"_a, "owned"_a, "mode"_a = "add");
@@ -151,7 +171,7 @@ void grid_init(Grid *self, nb::handle comm, nb::handle n, nb::handle procs, nb::
   stf_grid_desc &d = self->desc;
   std::vector<int64_t> sizes = nb::cast<std::vector<int64_t>>(n);
   d.dim = int(sizes.size());
-  if (d.dim != 2 && d.dim != 3) throw nb::value_error("n: 2 or 3 sizes (x, y[, z])");
+  if (d.dim < 1 || d.dim > 3) throw nb::value_error("n: 1, 2 or 3 sizes (x[, y[, z]])");
   for (int i = 0; i < d.dim; ++i) d.n[i] = sizes[i];
   if (!procs.is_none()) {
     std::vector<int64_t> p = triple(procs, d.dim, "procs");
@@ -195,7 +215,7 @@ nb::tuple box(const Grid &g, const int64_t start[3], const int64_t size[3]) {
 }
 
 void bind_grid(nb::module_ &m) {
-  nb::class_<Grid>(m, "Grid", "A 2D/3D structured grid split over the ranks, with ghost layers.")
+  nb::class_<Grid>(m, "Grid", "A 1D/2D/3D structured grid split over the ranks, with ghost layers.")
       .def("__init__", &grid_init, "comm"_a, "n"_a, "procs"_a = nb::none(), "periodic"_a = false,
            "stencil"_a = "star", "width"_a = 1, "dof"_a = 1,
            "n: points per direction (x, y[, z]); procs: process grid (None or 0 entries: chosen).")
@@ -227,6 +247,11 @@ void bind_grid(nb::module_ &m) {
         Buffer gb = doubles(global, "global", g.count(g.owned_size), true);
         run([&] { return stf_grid_local_to_global(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)); });
       }, "local"_a, "global"_a, "global += every local value of the same point (collective).")
+      .def("local_to_global_insert", [](const Grid &g, nb::handle local, nb::handle global) {
+        Buffer lb = doubles(local, "local", g.count(g.ghost_size), false);
+        Buffer gb = doubles(global, "global", g.count(g.owned_size), true);
+        check(stf_grid_local_to_global_insert(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)));
+      }, "local"_a, "global"_a, "global = the owned points of local (no communication; ghosts are not read).")
       .def("global_to_local_begin", [](nb::handle self, nb::handle global, nb::handle local) {
         return grid_begin(self, global, local, true);
       }, "global"_a, "local"_a, "Split-phase global_to_local: returns a Request; local is complete at its end().")

@@ -38,9 +38,20 @@ def test_vecscatter(comm):
     two = np.zeros((7, 2))  # two values per entry
     vs.forward(np.stack([owned, -owned], axis=1), two)
     assert np.array_equal(two[:, 1], -need * 2.0)
+    # To all, to zero; back from rank 0 with reverse insert.
+    everywhere = stf.VecScatter.to_all(comm, nowned)
+    whole = np.zeros(everywhere.nghost)
+    everywhere.forward(owned, whole)
+    assert np.array_equal(whole, np.arange(total) * 2.0)
+    zero = stf.VecScatter.to_zero(comm, nowned)
+    assert zero.nghost == (total if comm.rank == 0 else 0)
+    on_zero = np.zeros(zero.nghost)
+    zero.forward(owned, on_zero)
+    zero.reverse(-on_zero, owned, "insert")
+    assert np.array_equal(owned, -np.arange(first, first + nowned) * 2.0)
 
 
-@pytest.mark.parametrize("dim,stencil,dof", [(2, "star", 1), (2, "box", 2), (3, "box", 1)])
+@pytest.mark.parametrize("dim,stencil,dof", [(1, "star", 1), (2, "star", 1), (2, "box", 2), (3, "box", 1)])
 def test_grid(comm, dim, stencil, dof):
     n = (7, 5, 4)[:dim]
     grid = stf.Grid(comm, n, periodic=[True] + [False] * (dim - 1), stencil=stencil, width=1, dof=dof)
@@ -50,7 +61,7 @@ def test_grid(comm, dim, stencil, dof):
 
     def value(point, d):  # a function of the global point and dof
         x = point[0] % n[0]
-        return float(x + 10 * point[1] + 100 * (point[2] if dim == 3 else 0) + 1000 * d)
+        return float(x + 10 * (point[1] if dim >= 2 else 0) + 100 * (point[2] if dim == 3 else 0) + 1000 * d)
 
     for idx in np.ndindex(*glob.shape):
         pt = [ostart[k] + idx[dim - 1 - k] for k in range(dim)]
@@ -79,6 +90,9 @@ def test_grid(comm, dim, stencil, dof):
     with grid.local_to_global_begin(np.ones_like(local), total2):
         pass
     assert np.array_equal(total2, total)
+    back = np.full_like(glob, -1.0)
+    grid.local_to_global_insert(local, back)  # the owned part, no communication
+    assert np.array_equal(back, glob)
 
 
 def poisson2d(m):

@@ -2,7 +2,8 @@
 // global-to-local fills exactly the points the stencil reaches with the
 // owner's values (wrapped where periodic) and leaves the rest alone, and
 // local-to-global adds every copy of a point into its owner; blocking,
-// begin/end and polled with stf_test. The queries (sizes, process grid,
+// begin/end and polled with stf_test; local-to-global with insert copies
+// the owned part back. 1D, 2D and 3D. The queries (sizes, process grid,
 // neighbours) against the gathered boxes, and per-grid SF options.
 #include <sched.h>
 
@@ -123,12 +124,14 @@ int exchange(stf_grid g, bool to_local, const double *from, double *to, int form
   return rc;
 }
 
-void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name, int form) {
+void run(stft::Checker &ck, const stf_grid_desc &given, const std::string &name, int form) {
   ck.context(name);
+  stf_grid_desc d = given;  // directions past dim: one point, not periodic (as the grid takes them)
+  for (int a = d.dim; a < 3; a++) d.n[a] = 1, d.periodic[a] = 0;
   int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   stf_grid g = nullptr;
-  if (!ck.code(stf_grid_create(MPI_COMM_WORLD, &d, &g), STF_SUCCESS, "stf_grid_create")) return;
+  if (!ck.code(stf_grid_create(MPI_COMM_WORLD, &given, &g), STF_SUCCESS, "stf_grid_create")) return;
   Box own, ghost;
   stf_grid_get_boxes(g, own.data(), own.data() + 3, ghost.data(), ghost.data() + 3);
   std::vector<Box> owns(size), ghosts(size);
@@ -193,6 +196,18 @@ void run(stft::Checker &ck, const stf_grid_desc &d, const std::string &name, int
                         (long long)(own[1] + j), (long long)(own[2] + k), want, got))
             return;
         }
+  // local-to-global with insert: the owned part of the local vector (its
+  // ghosts spoiled first: they must not be read).
+  for (int64_t k = 0; k < ghost[5]; k++)
+    for (int64_t j = 0; j < ghost[4]; j++)
+      for (int64_t i = 0; i < ghost[3]; i++) {
+        const bool owned = ghost[0] + i >= own[0] && ghost[0] + i < own[0] + own[3] && ghost[1] + j >= own[1] &&
+                           ghost[1] + j < own[1] + own[4] && ghost[2] + k >= own[2] && ghost[2] + k < own[2] + own[5];
+        for (int c = 0; !owned && c < dof; c++) local[((k * ghost[4] + j) * ghost[3] + i) * dof + c] = -7.0;
+      }
+  std::vector<double> inserted(nown * dof, -1.0);
+  ck.code(stf_grid_local_to_global_insert(g, local.data(), inserted.data()), STF_SUCCESS, "local_to_global_insert");
+  ck.check(inserted == global, "local_to_global_insert: the owned part differs from the global vector");
   if (!d.periodic[0] && !d.periodic[1] && !d.periodic[2]) check_no_index_arrays(ck, g);
   check_queries(ck, g, d, owns, ghosts);
   ck.code(stf_grid_destroy(&g), STF_SUCCESS, "stf_grid_destroy");
@@ -204,10 +219,10 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   stft::Checker ck("test_grid", 0);
   int count = 0;
-  for (int dim : {2, 3})
+  for (int dim : {1, 2, 3})
     for (stf_stencil st : {STF_STENCIL_STAR, STF_STENCIL_BOX})
       for (int width : {1, 2})
-        for (int periodic = 0; periodic < 4; periodic++) {
+        for (int periodic = 0; periodic < (dim == 1 ? 2 : 4); periodic++) {
           stf_grid_desc d{};
           d.dim = dim;
           d.n[0] = 9 + count % 3;
@@ -231,9 +246,13 @@ int main(int argc, char **argv) {
   // Bad descriptions are errors, not crashes.
   ck.context("errors");
   stf_grid g = nullptr;
+  double x0 = 0;
   stf_grid_desc bad{};
   bad.dim = 4;
   ck.code(stf_grid_create(MPI_COMM_WORLD, &bad, &g), STF_ERR_ARG, "dim 4");
+  bad.dim = 0;
+  ck.code(stf_grid_create(MPI_COMM_WORLD, &bad, &g), STF_ERR_ARG, "dim 0");
+  ck.code(stf_grid_local_to_global_insert(nullptr, &x0, &x0), STF_ERR_NULL, "insert on a NULL grid");
   bad = stf_grid_desc{};
   bad.dim = 2, bad.n[0] = bad.n[1] = 8, bad.width = 1, bad.dof = 1, bad.procs[0] = 1000;
   ck.code(stf_grid_create(MPI_COMM_WORLD, &bad, &g), STF_ERR_ARG, "process grid that does not fit");

@@ -1,6 +1,9 @@
 // Vector scatter against a serial oracle: random owned sizes and random
 // needed indices (repeats included); forward INSERT and ADD, reverse ADD,
-// with double and a 2-double unit; errors for bad modes and indices.
+// reverse INSERT where no entry is needed twice (refused on every rank
+// otherwise), with double and a 2-double unit; to-all and to-zero
+// scatters; errors for bad modes and indices.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -56,8 +59,57 @@ int main(int argc, char **argv) {
       for (stf_int c = 0; c < bs; c++)
         ck.check(acc[i * bs + c] == counts[first[me] + i], "owned %d: expected %d got %g", first[me] + i,
                  counts[first[me] + i], acc[i * bs + c]);
-    ck.code(stf_vecscatter_reverse_begin(vs, unit, ones.data(), acc.data(), STF_INSERT_VALUES, &req), STF_ERR_ARG,
-            "reverse INSERT refused");
+    // Reverse INSERT: owned entry g takes the value of the one ghost naming
+    // it; refused everywhere where some entry is named twice.
+    const bool named_twice = std::any_of(counts.begin(), counts.end(), [](stf_int c) { return c > 1; });
+    std::vector<double> back(need.size() * bs + 1), owned_after(acc);
+    for (std::size_t i = 0; i < need.size(); i++)
+      for (stf_int c = 0; c < bs; c++) back[i * bs + c] = 1000 + xval(need[i], c);
+    const int rc = stf_vecscatter_reverse_begin(vs, unit, back.data(), owned_after.data(), STF_INSERT_VALUES, &req);
+    ck.code(rc, named_twice ? STF_ERR_ARG : STF_SUCCESS, named_twice ? "reverse INSERT refused" : "reverse INSERT");
+    if (rc == STF_SUCCESS) {
+      ck.code(stf_vecscatter_reverse_end(vs, &req), STF_SUCCESS, "reverse INSERT end");
+      for (stf_int i = 0; i < owned[me]; i++)
+        for (stf_int c = 0; c < bs; c++) {
+          const double want = counts[first[me] + i] ? 1000 + xval(first[me] + i, c) : acc[i * bs + c];
+          ck.check(owned_after[i * bs + c] == want, "reverse INSERT, owned %d: expected %g got %g", first[me] + i,
+                   want, owned_after[i * bs + c]);
+        }
+    }
+    ck.code(stf_vecscatter_destroy(&vs), STF_SUCCESS, "destroy");
+  }
+
+  // To all and to zero: the whole vector on every rank, or on rank 0; back
+  // from rank 0 with reverse INSERT (each entry named once), and reverse
+  // INSERT from a to-all scatter refused where several ranks hold it.
+  for (const bool all : {true, false}) {
+    ck.context(all ? "to all" : "to zero");
+    const stf_int mine = 3 + (me * 5) % 4;
+    stf_int first = 0, total = 0;
+    MPI_Exscan(&mine, &first, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) first = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    stf_vecscatter vs = nullptr;
+    const int made = all ? stf_vecscatter_create_to_all(MPI_COMM_WORLD, mine, &vs)
+                         : stf_vecscatter_create_to_zero(MPI_COMM_WORLD, mine, &vs);
+    if (!ck.code(made, STF_SUCCESS, "create")) continue;
+    const stf_int n = all || me == 0 ? total : 0;
+    std::vector<double> x(mine), whole(n + 1, -1.0);
+    for (stf_int i = 0; i < mine; i++) x[i] = 2.0 * (first + i) + 1;
+    stf_request req = nullptr;
+    ck.code(stf_vecscatter_forward_begin(vs, MPI_DOUBLE, x.data(), whole.data(), STF_INSERT_VALUES, &req),
+            STF_SUCCESS, "forward");
+    ck.code(stf_vecscatter_forward_end(vs, &req), STF_SUCCESS, "forward_end");
+    for (stf_int g = 0; g < n; g++) ck.check(whole[g] == 2.0 * g + 1, "entry %d: got %g", g, whole[g]);
+    ck.check(whole[n] == -1.0, "written past the %d entries", n);
+    for (stf_int g = 0; g < n; g++) whole[g] = -3.0 * g;
+    const int rc = stf_vecscatter_reverse_begin(vs, MPI_DOUBLE, whole.data(), x.data(), STF_INSERT_VALUES, &req);
+    const bool ambiguous = all && size > 1;
+    ck.code(rc, ambiguous ? STF_ERR_ARG : STF_SUCCESS, "reverse INSERT");
+    if (rc == STF_SUCCESS) {
+      ck.code(stf_vecscatter_reverse_end(vs, &req), STF_SUCCESS, "reverse INSERT end");
+      for (stf_int i = 0; i < mine; i++) ck.check(x[i] == -3.0 * (first + i), "owned %d: got %g", first + i, x[i]);
+    }
     ck.code(stf_vecscatter_destroy(&vs), STF_SUCCESS, "destroy");
   }
   ck.context("errors");
