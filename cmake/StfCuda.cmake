@@ -1,8 +1,8 @@
 # The CUDA device backend (src/device/cuda). STF_CUDA: AUTO builds it when
 # CMake finds a CUDA compiler and this machine has a GPU (nvidia-smi lists
 # one), ON whenever there is a compiler (CI compiles it without a GPU; an
-# error without one), OFF never. Compiling needs the toolkit only, no GPU,
-# but nvcc's time is most of a build's. Sets STF_HAVE_CUDA.
+# error without one), OFF never. Compiling needs the toolkit only, no GPU
+# (nvcc takes most of a minute on 2 cores). Sets STF_HAVE_CUDA.
 set(STF_CUDA AUTO CACHE STRING "Build the CUDA device backend: AUTO, ON or OFF")
 set_property(CACHE STF_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(STF_HAVE_CUDA OFF)
