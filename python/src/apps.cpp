@@ -237,15 +237,11 @@ void bind_grid(nb::module_ &m) {
         }
         return local.attr("__getitem__")(nb::tuple(index));
       }, "local"_a, "The owned points of a ghosted array (a numpy view).")
-      .def("global_to_local", [](const Grid &g, nb::handle global, nb::handle local) {
-        Buffer gb = doubles(global, "global", g.count(g.owned_size), false);
-        Buffer lb = doubles(local, "local", g.count(g.ghost_size), true);
-        run([&] { return stf_grid_global_to_local(g.grid, static_cast<double *>(gb.data), static_cast<double *>(lb.data)); });
+      .def("global_to_local", [](nb::handle self, nb::handle global, nb::handle local) {
+        nb::cast<Request &>(grid_begin(self, global, local, true)).end();
       }, "global"_a, "local"_a, "local = global on the owned points and the ghosts (collective).")
-      .def("local_to_global", [](const Grid &g, nb::handle local, nb::handle global) {
-        Buffer lb = doubles(local, "local", g.count(g.ghost_size), false);
-        Buffer gb = doubles(global, "global", g.count(g.owned_size), true);
-        run([&] { return stf_grid_local_to_global(g.grid, static_cast<double *>(lb.data), static_cast<double *>(gb.data)); });
+      .def("local_to_global", [](nb::handle self, nb::handle local, nb::handle global) {
+        nb::cast<Request &>(grid_begin(self, local, global, false)).end();
       }, "local"_a, "global"_a, "global += every local value of the same point (collective).")
       .def("local_to_global_insert", [](const Grid &g, nb::handle local, nb::handle global) {
         Buffer lb = doubles(local, "local", g.count(g.ghost_size), false);

@@ -114,34 +114,30 @@ int parse_number(const OptionSpec &spec, const std::string &v, long *out) {
   return STF_SUCCESS;
 }
 
-int set_one(const OptionSpecs &specs, const std::string &name, const std::string &value, Options *o) {
-  for (const OptionSpec *s : specs) {
-    if (name != s->name) continue;
-    if (s->apply) return s->apply(value, o);
-    OptionValue kept{value, 0};
-    if (is_number(*s)) STF_CHECK(parse_number(*s, value, &kept.number));
-    else if (!one_of(s->values, value))
-      return set_error(STF_ERR_OPTION, "-%s '%s' unknown (%s)", s->name, value.c_str(), s->values);
-    o->extra[name] = std::move(kept);
-    return STF_SUCCESS;
-  }
+const OptionSpec *spec_named(const OptionSpecs &specs, const std::string &name) {
+  for (const OptionSpec *s : specs)
+    if (name == s->name) return s;
+  return nullptr;
+}
+
+int unknown_option(const std::string &name) {
   return set_error(STF_ERR_OPTION, "unknown option -%s (see stf_options_help())", name.c_str());
+}
+
+int set_one(const OptionSpecs &specs, const std::string &name, const std::string &value, Options *o) {
+  const OptionSpec *s = spec_named(specs, name);
+  if (!s) return unknown_option(name);
+  if (s->apply) return s->apply(value, o);
+  OptionValue kept{value, 0};
+  if (is_number(*s)) STF_CHECK(parse_number(*s, value, &kept.number));
+  else if (!one_of(s->values, value))
+    return set_error(STF_ERR_OPTION, "-%s '%s' unknown (%s)", s->name, value.c_str(), s->values);
+  o->extra[name] = std::move(kept);
+  return STF_SUCCESS;
 }
 
 // Whether spec is a yes/no option, which a bare "-name" turns on.
 bool is_flag(const OptionSpec &spec) { return std::strcmp(spec.values, "0|1") == 0; }
-
-bool names_flag(const OptionSpecs &specs, const std::string &name) {
-  for (const OptionSpec *s : specs)
-    if (name == s->name) return is_flag(*s);
-  return false;
-}
-
-// A word that starts another option rather than being a value ("-stf_x",
-// not "-1").
-bool starts_option(const std::string &word) {
-  return word.size() >= 2 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1]));
-}
 
 // Calls f(name, value) for each "-name value" pair of text; a flag (see
 // is_flag; with no specs, any option) not followed by a value is "-name 1".
@@ -156,10 +152,10 @@ int for_each_pair(const OptionSpecs &specs, const char *text, F f) {
       return set_error(STF_ERR_OPTION, "expected an option such as -stf_type, got '%s'", word.c_str());
     const std::string name = word.substr(1);
     const bool bare = i + 1 == words.size() || starts_option(words[i + 1]);
-    if (bare && !specs.empty() && !names_flag(specs, name)) {
-      if (!std::any_of(specs.begin(), specs.end(), [&](const OptionSpec *s) { return name == s->name; }))
-        return set_error(STF_ERR_OPTION, "unknown option %s (see stf_options_help())", word.c_str());
-      return set_error(STF_ERR_OPTION, "option %s needs a value", word.c_str());
+    if (bare && !specs.empty()) {
+      const OptionSpec *s = spec_named(specs, name);
+      if (!s) return unknown_option(name);
+      if (!is_flag(*s)) return set_error(STF_ERR_OPTION, "option %s needs a value", word.c_str());
     }
     STF_CHECK(f(name, bare ? std::string("1") : words[++i]));
   }
@@ -180,6 +176,10 @@ std::string global_copy() {
 }
 
 }  // namespace
+
+bool starts_option(const std::string &word) {
+  return word.size() >= 2 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1]));
+}
 
 std::string Options::text(const OptionSpec &spec) const {
   auto it = extra.find(spec.name);

@@ -68,6 +68,10 @@ inline bool is_number(const OptionSpec &spec) { return spec.min <= spec.max; }
 // index analysis, device data paths.
 const OptionSpecs &base_option_specs();
 
+// Whether word starts an option rather than being a value ("-stf_x" or
+// "--size", not "-1").
+bool starts_option(const std::string &word);
+
 // Apply an options string ("-stf_type basic ...") on top of *opts; *opts is
 // unchanged on error.
 int parse_options(const OptionSpecs &specs, const char *text, Options *opts);

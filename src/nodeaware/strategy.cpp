@@ -222,16 +222,16 @@ class NodeAware : public Strategy {
 
   void add_stats(stf_stats *s) const override {
     for (stf_sf step : chain_->sf) {
-        if (!step) continue;
-        stf_stats t = stf_stats_init();
-        if (stf_get_stats(step, &t)) continue;
-        // The counters (pack_calls .. bytes_sent_off_node), and the waits,
-        // which happen inside this SF's ends; not the steps' own calls.
-        long long *to = &s->pack_calls;
-        const long long *from = &t.pack_calls;
-        const std::size_t n = (offsetof(stf_stats, operations) - offsetof(stf_stats, pack_calls)) / sizeof(long long);
-        for (std::size_t i = 0; i < n; i++) to[i] += from[i];
-        for (int k = 0; k < STF_OP_KINDS; k++) s->wait_seconds[k] += t.wait_seconds[k];
+      if (!step) continue;
+      stf_stats t = stf_stats_init();
+      if (stf_get_stats(step, &t)) continue;
+      // The counters (pack_calls .. bytes_sent_off_node), and the waits,
+      // which happen inside this SF's ends; not the steps' own calls.
+      long long *to = &s->pack_calls;
+      const long long *from = &t.pack_calls;
+      const std::size_t n = (offsetof(stf_stats, operations) - offsetof(stf_stats, pack_calls)) / sizeof(long long);
+      for (std::size_t i = 0; i < n; i++) to[i] += from[i];
+      for (int k = 0; k < STF_OP_KINDS; k++) s->wait_seconds[k] += t.wait_seconds[k];
     }
   }
   void reset_stats() override {
@@ -357,19 +357,19 @@ class NodeAware : public Strategy {
     if (op->error != STF_SUCCESS) {
       t = MPI_BYTE;
       how = MPI_REPLACE;
-    }
-    if (op->error != STF_SUCCESS && op->unit_bytes == 1) {
-      t = MPI_UINT16_T;
-      const std::size_t slots = static_cast<std::size_t>(std::max(step->nroots, step->maxleaf + 1));
-      std::vector<char> &scratch = op->chain->failed_data;
-      try {
-        if (scratch.size() < 4 * slots) scratch.resize(4 * slots);
-      } catch (...) {
-        return exception_error();
+      if (op->unit_bytes == 1) {
+        t = MPI_UINT16_T;
+        const std::size_t slots = static_cast<std::size_t>(std::max(step->nroots, step->maxleaf + 1));
+        std::vector<char> &scratch = op->chain->failed_data;
+        try {
+          if (scratch.size() < 4 * slots) scratch.resize(4 * slots);
+        } catch (...) {
+          return exception_error();
+        }
+        root = scratch.data();
+        leaf = scratch.data() + 2 * slots;
+        rm = lm = STF_MEMTYPE_HOST;
       }
-      root = scratch.data();
-      leaf = scratch.data() + 2 * slots;
-      rm = lm = STF_MEMTYPE_HOST;
     }
     return op->args.kind == OpKind::bcast
                ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, req)

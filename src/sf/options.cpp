@@ -2,7 +2,6 @@
 // strings, STF_* variables and the help text all read it. Methods (the
 // values of -stf_type) and devices bring theirs from their tables.
 #include <algorithm>
-#include <cctype>
 #include <string>
 
 #include "core/error.h"
@@ -42,8 +41,7 @@ extern "C" int stf_set_options_from_args(int argc, char *const argv[]) try {
     if (!argv[i]) return stf::set_error(STF_ERR_NULL, "stf_set_options_from_args: argv[%d] is NULL", i);
     const std::string word = argv[i];
     const bool option = word.compare(0, 5, "-stf_") == 0;
-    const bool other_option = !option && word.size() >= 2 && word[0] == '-' && !std::isdigit((unsigned char)word[1]);
-    if (!option && (!value_next || other_option)) {  // the program's own
+    if (!option && (!value_next || stf::starts_option(word))) {  // the program's own
       value_next = false;
       continue;
     }
