@@ -10,7 +10,7 @@ MPIENV = . scripts/mpienv.sh
 NVCC := $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 DEV = -DSTF_BUILD_TESTS=ON -DSTF_BUILD_BENCH=ON $(if $(NVCC),-DSTF_CUDA=ON)
 
-.PHONY: all deps build test test-python test-fortran test-cluster test-cluster-mpich test-sanitize test-device-tsan test-mpich test-fuzz demo bench-petsc clean
+.PHONY: all deps build test test-python test-fortran test-petsc test-cluster test-cluster-mpich test-sanitize test-device-tsan test-mpich test-fuzz demo bench-petsc clean
 
 all: build
 
@@ -25,6 +25,20 @@ build: deps
 # Every test on this host: unit tests and the MPI oracle suite on 1..8 ranks.
 test: build
 	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE cluster
+
+# The PetscSF plug-in (petsc/): installs Debian's PETSc and its examples
+# when missing (scripts/install-petsc.sh), builds the plug-in and its tests
+# in the build tree, runs them (label petsc), then PETSc's own star-forest,
+# VecScatter and tutorial tests with PETSc's type and through the plug-in
+# (petsc/tests/petsc-suite: counts, skips and their reasons).
+PETSC_VARIANTS ?= petsc,starforest:basic,starforest:neighbor,starforest:putsignal,starforest:3step,starforest:auto
+test-petsc: deps
+	scripts/install-petsc.sh --examples
+	cmake -S . -B $(BUILD) $(DEV) -DSTF_PETSC=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target starforest_petsc petsc_test_plugin petsc_test_dll
+	$(MPIENV); ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L petsc
+	$(MPIENV); petsc/tests/petsc-suite --build $(BUILD)/petsc-suite --plugin $(BUILD)/petsc/libstarforest_petsc.so \
+	  --variant $(PETSC_VARIANTS)
 
 # The suite across hosts (label cluster): a cluster of network namespaces
 # that the tests bring up and take down (scripts/cluster; needs root, else
@@ -52,9 +66,9 @@ test-fortran: deps
 
 # The MPI suite under AddressSanitizer + UndefinedBehaviorSanitizer (1, 2 and 4
 # ranks; the 20,000-SF test on 2 only, the real matrices' tests on 4 only:
-# slow under ASan).
+# slow under ASan). Without the PETSc plug-in: PETSc is not built with ASan.
 test-sanitize: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTF_SANITIZE=ON -DSTF_BUILD_TESTS=ON
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTF_SANITIZE=ON -DSTF_BUILD_TESTS=ON -DSTF_PETSC=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	$(MPIENV); export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1; \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -R '_np(1|2|4)$$' -E '^(many_sfs_np4|csr(_device)?_np(1|2))$$'
@@ -106,7 +120,7 @@ test-mpich:
 # copy of its seed corpus (scripts/fuzz); any finding fails, its input kept
 # in $(FUZZ_BUILD)/fuzz/<harness>/.
 FUZZ_BUILD ?= build-fuzz
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 40
 test-fuzz:
 	@scripts/install-deps.sh --fuzz
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -117,9 +131,11 @@ test-fuzz:
 
 # A tour on 4 ranks (under 3 minutes): the README example, the halo exchange
 # demo, then short runs of sf_pingpong, sf_dmda, matmult on one real matrix,
-# halo3d and (when built) petsc_compare, each against its baseline
-# (scripts/demo).
-demo: build
+# halo3d, petsc_compare and PETSc tutorials on the PETSc plug-in, each
+# against its baseline (scripts/demo); installs Debian's PETSc when missing.
+demo: deps
+	scripts/install-petsc.sh
+	$(MAKE) build
 	STF_BUILD=$(BUILD) scripts/demo
 
 # starforest side by side with PETSc (PetscSF, DMDA, VecScatter, MatMult):
