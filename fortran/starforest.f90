@@ -44,7 +44,8 @@ module starforest
     real(c_double) :: begin_seconds(5), end_seconds(5), wait_seconds(5)
   end type
 
-  public :: stf_error_name, stf_last_error_message, stf_set_options, stf_create, stf_destroy, &
+  public :: stf_error_name, stf_last_error_message, stf_set_options, stf_set_options_from_command_line, &
+    stf_create, stf_destroy, &
     stf_set_sf_options, stf_set_type, stf_set_graph, stf_get_leaf_range, stf_get_comm, stf_setup, stf_reset, &
     stf_view, stf_bcast, stf_bcast_begin, stf_bcast_end, stf_reduce, stf_reduce_begin, stf_reduce_end, &
     stf_fetch_and_op, stf_fetch_and_op_begin, stf_fetch_and_op_end, stf_gather, stf_gather_begin, &
@@ -72,6 +73,12 @@ module starforest
       import :: c_int, c_char
       character(kind=c_char), intent(in) :: options(*)
       integer(c_int) :: c_set_options
+    end function
+    function c_set_options_from_args(argc, argv) bind(C, name="stf_set_options_from_args")
+      import :: c_int, c_ptr
+      integer(c_int), value :: argc
+      type(c_ptr), intent(in) :: argv(*)
+      integer(c_int) :: c_set_options_from_args
     end function
     function c_set_sf_options(sf, options) bind(C, name="stf_set_sf_options")
       import :: c_int, c_char, c_ptr
@@ -360,6 +367,39 @@ contains
     character(len=*), intent(in) :: options
     integer, intent(out) :: ierr
     ierr = c_set_options(options // c_null_char)
+  end subroutine
+
+  ! The -stf_ options of the program's command line (get_command_argument),
+  ! as stf_set_options_from_args reads C's argv: defaults for SFs created
+  ! afterwards; other arguments are left alone.
+  subroutine stf_set_options_from_command_line(ierr)
+    integer, intent(out) :: ierr
+    character(kind=c_char), allocatable, target :: text(:)
+    type(c_ptr), allocatable :: argv(:)
+    integer :: n, i, j, length, total, at
+    n = command_argument_count()
+    total = 0
+    do i = 0, n
+      call get_command_argument(i, length=length)
+      total = total + length + 1
+    end do
+    ! One buffer of null-terminated arguments, argv pointing into it.
+    allocate(text(total), argv(n + 1))
+    at = 1
+    do i = 0, n
+      call get_command_argument(i, length=length)
+      block
+        character(len=length) :: arg
+        call get_command_argument(i, arg)
+        do j = 1, length
+          text(at + j - 1) = arg(j:j)
+        end do
+      end block
+      text(at + length) = c_null_char
+      argv(i + 1) = c_loc(text(at))
+      at = at + length + 1
+    end do
+    ierr = c_set_options_from_args(int(n + 1, c_int), argv)
   end subroutine
 
   subroutine stf_create(comm, sf, ierr)

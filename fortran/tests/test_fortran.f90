@@ -16,6 +16,7 @@ program test_fortran
   call ring()
   call halo()
   call fetch_gather_degree()
+  call command_line()
   call errors()
   call layout()
 
@@ -122,6 +123,21 @@ contains
     call stf_gather(sf, MPI_INTEGER, leaf, multi, ierr)
     if (rank == 0) call expect(ierr == STF_SUCCESS .and. all(multi == [(i, i = 1, nranks)]), "gather")
     call stf_destroy(sf, ierr)
+  end subroutine
+
+  ! Run with and without -stf_ arguments (fortran/CMakeLists.txt): the first
+  ! argument -stf_no_such_option must be refused, any other line accepted.
+  subroutine command_line()
+    character(len=64) :: first
+    call stf_set_options_from_command_line(ierr)
+    first = ""
+    if (command_argument_count() > 0) call get_command_argument(1, first)
+    if (first == "-stf_no_such_option") then
+      call expect(ierr == STF_ERR_OPTION .and. index(stf_last_error_message(), "-stf_no_such_option") > 0, &
+                  "an unknown option on the command line gives STF_ERR_OPTION")
+    else
+      call expect(ierr == STF_SUCCESS, "options from the command line")
+    end if
   end subroutine
 
   subroutine errors()
