@@ -290,6 +290,17 @@ int stf_vecscatter_create(MPI_Comm comm, stf_int nowned, stf_int nneeded, const 
  * others get none). Collective. */
 int stf_vecscatter_create_to_all(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs);
 int stf_vecscatter_create_to_zero(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs);
+/* PETSc's VecScatterCreate(x, ix, y, iy) between two distributed vectors:
+ * x with nx entries here, y with ny (contiguous ownership each), and n
+ * pairs named on this rank (any rank may name any pair): forward sets
+ * y[iy[k]] = (or +=) x[ix[k]], reverse x[ix[k]] += (or =) y[iy[k]]; the
+ * scatter's "owned" vector is x, its "ghost" vector y (ny entries here).
+ * Each entry of y may be named by one pair over all ranks. Errors, agreed
+ * on every rank: STF_ERR_ARG for an index outside its vector or negative
+ * counts, STF_ERR_DUPLICATE for an entry of y named twice, STF_ERR_NULL for
+ * a NULL array with n > 0. Collective. */
+int stf_vecscatter_create_general(MPI_Comm comm, stf_int nx, stf_int ny, stf_int n, const stf_gint *ix,
+                                  const stf_gint *iy, stf_vecscatter *vs);
 int stf_vecscatter_destroy(stf_vecscatter *vs);
 /* The SF underneath (owned by vs): roots = owned entries, leaves = ghost entries. */
 int stf_vecscatter_get_sf(stf_vecscatter vs, stf_sf *sf);

@@ -1,5 +1,6 @@
 // Vector scatter: the SF from owned vector entries to the ghost entries a
-// rank asked for, and forward / reverse scatters as bcast / reduce over it.
+// rank asked for (or, general, from one distributed vector's entries to
+// another's), and forward / reverse scatters as bcast / reduce over it.
 #include <algorithm>
 #include <new>
 #include <vector>
@@ -62,7 +63,70 @@ int create_gathered(MPI_Comm comm, stf_int nowned, bool all, stf_vecscatter *vs)
   return stf_vecscatter_create(comm, nowned, n, global.data(), vs);
 }
 
+// Every rank's code when one rank's may differ: the largest, and for the
+// ranks whose own is success a message naming where it came from.
+int agree(MPI_Comm comm, int rc, const char *what) {
+  int worst = rc;
+  if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return stf_apps::fail(STF_ERR_MPI, "%s: MPI_Allreduce failed", what);
+  if (worst && !rc) return stf_apps::fail(worst, "%s: failed on another rank", what);
+  return rc ? rc : worst;
+}
+
+// The general scatter's SF: each pair travels to the owner of its y entry
+// (a migration SF), which then reads x[ix] there as leaf slot y-offset.
+int create_general(MPI_Comm comm, stf_int nx, stf_int ny, stf_int n, const stf_gint *ix, const stf_gint *iy,
+                   stf_sf *out) {
+  std::vector<stf_node> yowner(n);
+  if (int rc = core(stf_layout_find_owners(comm, ny, n, iy, yowner.data()), "vecscatter_create_general")) return rc;
+  std::vector<int> target(n);
+  std::vector<stf_int> yoffset(n);
+  for (stf_int k = 0; k < n; k++) target[k] = yowner[k].rank, yoffset[k] = yowner[k].index;
+  stf_sf move = nullptr, fromx = nullptr;
+  stf_int nnew = 0;
+  int rc = core(stf_create_migration(comm, n, target.data(), &move, &nnew), "vecscatter_create_general");
+  std::vector<stf_int> slot;
+  std::vector<stf_gint> xglobal;
+  if (!rc) {
+    slot.resize(nnew);
+    xglobal.resize(nnew);
+    rc = core(stf_bcast(move, MPI_INT, yoffset.data(), slot.data(), MPI_REPLACE), "vecscatter_create_general");
+  }
+  if (!rc) rc = core(stf_bcast(move, MPI_INT64_T, ix, xglobal.data(), MPI_REPLACE), "vecscatter_create_general");
+  if (move) stf_destroy(&move);
+  if (!rc) rc = core(stf_create_from_global_indices(comm, nx, nnew, xglobal.data(), &fromx), "vecscatter_create_general");
+  if (rc) return rc;
+  const stf_node *roots = nullptr;
+  stf_get_graph(fromx, nullptr, nullptr, nullptr, &roots);
+  rc = core(stf_create(comm, out), "vecscatter_create_general");
+  if (!rc) rc = core(stf_set_graph(*out, nx, nnew, slot.data(), STF_COPY_VALUES, roots, STF_COPY_VALUES),
+                     "vecscatter_create_general: an entry of y named by two pairs?");
+  stf_destroy(&fromx);
+  rc = agree(comm, rc, "vecscatter_create_general");
+  if (rc && *out) stf_destroy(out);
+  return rc;
+}
+
 }  // namespace
+
+extern "C" int stf_vecscatter_create_general(MPI_Comm comm, stf_int nx, stf_int ny, stf_int n, const stf_gint *ix,
+                                             const stf_gint *iy, stf_vecscatter *vs) try {
+  if (!vs) return stf_apps::fail(STF_ERR_NULL, "output pointer is NULL");
+  *vs = nullptr;
+  // Checked on every rank before any collective, so that no rank waits.
+  int rc = STF_SUCCESS;
+  if (nx < 0 || ny < 0 || n < 0) rc = stf_apps::fail(STF_ERR_ARG, "vecscatter_create_general: nx = %d, ny = %d, n = %d: counts must be >= 0", nx, ny, n);
+  else if (n > 0 && (!ix || !iy)) rc = stf_apps::fail(STF_ERR_NULL, "vecscatter_create_general: ix or iy is NULL with n = %d", n);
+  if ((rc = agree(comm, rc, "vecscatter_create_general"))) return rc;
+  stf_vecscatter v = new (std::nothrow) stf_vecscatter_s;
+  if (!v) return stf_apps::fail(STF_ERR_MEMORY, "cannot allocate a vector scatter");
+  if ((rc = create_general(comm, nx, ny, n, ix, iy, &v->sf))) {
+    delete v;
+    return rc;
+  }
+  *vs = v;
+  return STF_SUCCESS;
+} STF_APPS_CATCH
 
 extern "C" int stf_vecscatter_create_to_all(MPI_Comm comm, stf_int nowned, stf_vecscatter *vs) try {
   return create_gathered(comm, nowned, true, vs);

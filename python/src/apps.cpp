@@ -92,6 +92,22 @@ VecScatter *gathered(nb::handle comm, stf_int nowned, bool all) {
   return v.release();
 }
 
+// PETSc's VecScatterCreate(x, ix, y, iy): owned = x, ghost = y (ny entries).
+VecScatter *general(nb::handle comm, stf_int nx, stf_int ny, nb::handle ix, nb::handle iy) {
+  GlobalArray from = global_ids(ix, "ix"), to = global_ids(iy, "iy");
+  if (from.size != to.size)
+    throw nb::value_error(("ix has " + std::to_string(from.size) + " entries and iy " + std::to_string(to.size) +
+                           ": one pair per entry").c_str());
+  auto v = std::make_unique<VecScatter>();
+  MPI_Comm c = to_comm(comm);
+  keep_comm(c);
+  v->comm = nb::borrow(comm);
+  v->nowned = nx;
+  v->nghost = ny;
+  run([&] { return stf_vecscatter_create_general(c, nx, ny, from.size, from.data, to.data, &v->vs); });
+  return v.release();
+}
+
 void bind_vecscatter(nb::module_ &m) {
   nb::class_<VecScatter>(m, "VecScatter",
                          "Ghost entries of a distributed vector with contiguous ownership (rank 0 first).")
@@ -109,6 +125,9 @@ void bind_vecscatter(nb::module_ &m) {
                   "comm"_a, "nowned"_a, "The whole vector (every entry, in order) as every rank's ghost vector.")
       .def_static("to_zero", [](nb::handle comm, stf_int nowned) { return gathered(comm, nowned, false); },
                   "comm"_a, "nowned"_a, "The whole vector as rank 0's ghost vector (none elsewhere).")
+      .def_static("general", &general, "comm"_a, "nx"_a, "ny"_a, "ix"_a, "iy"_a,
+                  "Between two distributed vectors (PETSc's VecScatterCreate(x, ix, y, iy)): forward sets "
+                  "y[iy[k]] = x[ix[k]] for the pairs named here; owned = x (nx entries), ghost = y (ny).")
       .def_prop_ro("nowned", [](const VecScatter &v) { return v.nowned; })
       .def_prop_ro("nghost", [](const VecScatter &v) { return v.nghost; })
       .def_prop_ro("sf", [](nb::handle self) {

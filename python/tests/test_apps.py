@@ -51,6 +51,28 @@ def test_vecscatter(comm):
     assert np.array_equal(owned, -np.arange(first, first + nowned) * 2.0)
 
 
+def test_vecscatter_general(comm):
+    # x and y of different layouts; y entry j read from x[src[j]] (-1: not
+    # named), named by rank j % size: the same pairs on every rank.
+    nx, ny = 2 + comm.rank % 3, 4 - comm.rank % 2
+    xs, ys = comm.allgather(nx), comm.allgather(ny)
+    fx, fy = sum(xs[: comm.rank]), sum(ys[: comm.rank])
+    src = np.random.default_rng(5).integers(-1, sum(xs), sum(ys))
+    mine = [j for j in range(sum(ys)) if src[j] >= 0 and j % comm.size == comm.rank]
+    vs = stf.VecScatter.general(comm, nx, ny, src[mine], mine)
+    x = np.arange(fx, fx + nx, dtype=float) + 1
+    y = np.full(ny, -1.0)
+    vs.forward(x, y)
+    want = np.where(src >= 0, src + 1.0, -1.0)[fy: fy + ny]
+    assert np.array_equal(y, want)
+    back = np.zeros(nx)
+    vs.reverse(np.ones(ny), back)
+    counts = np.bincount(src[src >= 0], minlength=sum(xs))[fx: fx + nx]
+    assert np.array_equal(back, counts)
+    with pytest.raises(ValueError, match="one pair per entry"):
+        stf.VecScatter.general(comm, nx, ny, [0, 0], [0])
+
+
 @pytest.mark.parametrize("dim,stencil,dof", [(1, "star", 1), (2, "star", 1), (2, "box", 2), (3, "box", 1)])
 def test_grid(comm, dim, stencil, dof):
     n = (7, 5, 4)[:dim]

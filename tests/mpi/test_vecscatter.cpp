@@ -2,7 +2,8 @@
 // needed indices (repeats included); forward INSERT and ADD, reverse ADD,
 // reverse INSERT where no entry is needed twice (refused on every rank
 // otherwise), with double and a 2-double unit; to-all and to-zero
-// scatters; errors for bad modes and indices.
+// scatters; general scatters between two layouts (PETSc's
+// VecScatterCreate(x, ix, y, iy)); errors for bad modes and indices.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -111,6 +112,75 @@ int main(int argc, char **argv) {
       for (stf_int i = 0; i < mine; i++) ck.check(x[i] == -3.0 * (first + i), "owned %d: got %g", first + i, x[i]);
     }
     ck.code(stf_vecscatter_destroy(&vs), STF_SUCCESS, "destroy");
+  }
+  // General: x and y of different layouts, pairs (ix -> iy) named on
+  // random ranks, each entry of y named once at most; forward INSERT and
+  // ADD, reverse ADD, against the list of pairs every rank can rebuild.
+  for (int trial = 0; trial < 6; trial++) {
+    ck.context("general, trial " + std::to_string(trial));
+    auto layout = [&](int salt, std::vector<stf_int> &count, std::vector<stf_int> &start) {
+      count.assign(size, 0);
+      start.assign(size + 1, 0);
+      for (int r = 0; r < size; r++) count[r] = (r * salt + trial) % 5 + (trial % 3 == 0 && r == 0 ? 0 : 1);
+      for (int r = 0; r < size; r++) start[r + 1] = start[r] + count[r];
+    };
+    std::vector<stf_int> nx, fx, ny, fy;
+    layout(3, nx, fx);
+    layout(7, ny, fy);
+    // The same pseudo-random pairs on every rank: y entry j is named with
+    // probability about 2/3, by rank (j + trial) % size, reading x[src[j]].
+    std::vector<stf_gint> src(fy[size], -1), ix, iy;
+    std::uint64_t state = seed * 31 + trial;
+    auto next = [&state](std::uint64_t m) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return (state >> 33) % m;
+    };
+    for (stf_gint j = 0; j < fy[size]; j++)
+      if (next(3) && fx[size] > 0) src[j] = static_cast<stf_gint>(next(fx[size]));
+    for (stf_gint j = 0; j < fy[size]; j++)
+      if (src[j] >= 0 && (j + trial) % size == me) ix.push_back(src[j]), iy.push_back(j);
+    stf_vecscatter vs = nullptr;
+    if (!ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, nx[me], ny[me], static_cast<stf_int>(ix.size()),
+                                                ix.data(), iy.data(), &vs),
+                 STF_SUCCESS, "create_general"))
+      continue;
+    std::vector<double> x(nx[me] + 1), y(ny[me] + 1, -1.0);
+    for (stf_int i = 0; i < nx[me]; i++) x[i] = 1.0 + fx[me] + i;
+    for (stf_insert_mode mode : {STF_INSERT_VALUES, STF_ADD_VALUES}) {
+      stf_request req = nullptr;
+      ck.code(stf_vecscatter_forward_begin(vs, MPI_DOUBLE, x.data(), y.data(), mode, &req), STF_SUCCESS, "forward");
+      ck.code(stf_vecscatter_forward_end(vs, &req), STF_SUCCESS, "forward_end");
+      for (stf_int i = 0; i < ny[me]; i++) {
+        const stf_gint j = fy[me] + i;
+        const double want = src[j] < 0 ? -1.0 : (mode == STF_INSERT_VALUES ? 1.0 : 2.0) * (1.0 + src[j]);
+        ck.check(y[i] == want, "y %lld: expected %g got %g", static_cast<long long>(j), want, y[i]);
+      }
+    }
+    // Reverse ADD of ones: x[g] gains the number of pairs reading it.
+    std::vector<double> ones(ny[me] + 1, 1.0), acc(nx[me] + 1, 0.0);
+    stf_request req = nullptr;
+    ck.code(stf_vecscatter_reverse_begin(vs, MPI_DOUBLE, ones.data(), acc.data(), STF_ADD_VALUES, &req), STF_SUCCESS,
+            "reverse");
+    ck.code(stf_vecscatter_reverse_end(vs, &req), STF_SUCCESS, "reverse_end");
+    for (stf_int i = 0; i < nx[me]; i++) {
+      const double want = static_cast<double>(std::count(src.begin(), src.end(), fx[me] + i));
+      ck.check(acc[i] == want, "x %d: expected %g got %g", fx[me] + i, want, acc[i]);
+    }
+    ck.code(stf_vecscatter_destroy(&vs), STF_SUCCESS, "destroy");
+  }
+  {
+    // An entry of y named twice (by every rank) is refused on every rank;
+    // an index of x outside it too.
+    ck.context("general, errors");
+    stf_vecscatter vs = nullptr;
+    stf_gint zero = 0, far = stf_gint(1) << 40;
+    const int twice = size > 1 ? STF_ERR_DUPLICATE : STF_SUCCESS;
+    ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, 1, 1, 1, &zero, &zero, &vs), twice, "y entry named twice");
+    stf_vecscatter_destroy(&vs);
+    ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, 1, 1, me == 0 ? 1 : 0, &far, &zero, &vs), STF_ERR_ARG,
+            "x index outside x");
+    ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, 1, 1, me == 0 ? -1 : 0, &zero, &zero, &vs), STF_ERR_ARG,
+            "negative count on one rank");
   }
   ck.context("errors");
   stf_vecscatter vs = nullptr;
