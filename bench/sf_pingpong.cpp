@@ -22,6 +22,12 @@
 // sends it, and copies it back on arrival, as code without a CUDA-aware MPI
 // must (the SF decides for itself whether MPI takes device pointers).
 //
+// --bare adds the put-with-signal protocol alone, built into the benchmark
+// (BarePutSignal: a shared window, a signal word and the payload per rank,
+// one copy in and one copy out per message, as the putsignal transport
+// does), timed in the same interleaved rounds: the floor that putsignal's
+// own bookkeeping is measured against (host memory, both ranks on one node).
+//
 // On more than 2 ranks (e.g. a cluster from scripts/cluster, several hosts)
 // rank 0 pings, one pair after the other, the first rank on its own host
 // ("in-host") and the first rank on another host ("between-hosts"), as
@@ -41,12 +47,16 @@
 
 #include <time.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,6 +79,7 @@ struct Options {
   long max_size = 4L << 20;
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
+  bool bare = false;  // also time the bare put-with-signal protocol
   std::string json;
 };
 
@@ -88,6 +99,8 @@ void usage(const char *prog) {
       "  --max-size BYTES  largest message (default 4194304)\n"
       "  --iters-scale F   multiply iteration counts (e.g. 0.05 for a quick run)\n"
       "  --rounds R        split the iterations into R interleaved rounds (default 9)\n"
+      "  --bare            also time the bare put-with-signal protocol (shared window, host memory,\n"
+      "                    both ranks on one node): the floor of the putsignal transport\n"
       "  --json FILE       also write the results as a JSON array\n",
       prog);
 }
@@ -124,6 +137,8 @@ int parse(int argc, char **argv, Options &o) {
       o.iters_scale = std::atof(argv[++i]);
     } else if (a == "--rounds" && has_value) {
       o.rounds = std::atoi(argv[++i]);
+    } else if (a == "--bare") {
+      o.bare = true;
     } else if (a == "--json" && has_value) {
       o.json = argv[++i];
     } else {
@@ -132,10 +147,10 @@ int parse(int argc, char **argv, Options &o) {
     }
   }
   if (o.max_size < 8 || o.max_size > (1L << 30) || !(o.iters_scale > 0) || o.rounds < 1 ||
-      (o.mem != "host" && o.mem != "emu" && o.mem != "cuda")) {
+      (o.mem != "host" && o.mem != "emu" && o.mem != "cuda") || (o.bare && o.mem != "host")) {
     std::fprintf(stderr,
                  "sf_pingpong: need --max-size in [8, 2^30], --iters-scale > 0, --rounds >= 1, "
-                 "--mem host|emu|cuda\n");
+                 "--mem host|emu|cuda (host with --bare)\n");
     return 2;
   }
   if (o.baseline.empty()) o.baseline = o.mem == "cuda" ? "staged" : "sendrecv";
@@ -228,6 +243,72 @@ struct PersistentRoundtrip {
     MPI_Wait(second, MPI_STATUS_IGNORE);
   }
 };
+
+// The put-with-signal protocol alone. Each rank's part of a shared window
+// holds a signal word (its own cache line) and a payload region. To send,
+// copy the message into the receiver's region, then store the round trip's
+// number into its signal (release); to receive, poll the own signal until
+// it holds that number (acquire), then copy the payload out. A region is
+// written again only after its owner has answered, so one region suffices.
+class BarePutSignal {
+ public:
+  static constexpr MPI_Aint kLine = 64;
+
+  BarePutSignal(int rank, long max_bytes) : rank_(rank) {
+    MPI_Win_allocate_shared(kLine + max_bytes, 1, MPI_INFO_NULL, g_pair, &mine_, &win_);
+    MPI_Aint bytes;
+    int disp;
+    MPI_Win_shared_query(win_, 1 - rank, &bytes, &disp, &peer_);
+    signal(mine_)->store(0, std::memory_order_relaxed);
+    MPI_Barrier(g_pair);
+  }
+  ~BarePutSignal() { MPI_Win_free(&win_); }
+  BarePutSignal(const BarePutSignal &) = delete;
+  BarePutSignal &operator=(const BarePutSignal &) = delete;
+
+  void operator()(char *buf, long size) {
+    ++seq_;
+    if (rank_ == 0) {
+      send(buf, size);
+      receive(buf, size);
+    } else {
+      receive(buf, size);
+      send(buf, size);
+    }
+  }
+
+ private:
+  static std::atomic<std::uint64_t> *signal(char *base) {
+    return reinterpret_cast<std::atomic<std::uint64_t> *>(base);
+  }
+  void send(const char *buf, long size) {
+    std::memcpy(peer_ + kLine, buf, size);
+    signal(peer_)->store(seq_, std::memory_order_release);
+  }
+  // Spins, yielding now and then: ranks may outnumber cores.
+  void receive(char *buf, long size) {
+    for (unsigned polls = 1; signal(mine_)->load(std::memory_order_acquire) != seq_; ++polls)
+      if (polls % 256 == 0) sched_yield();
+    std::memcpy(buf, mine_ + kLine, size);
+  }
+
+  int rank_;
+  std::uint64_t seq_ = 0;
+  MPI_Win win_ = MPI_WIN_NULL;
+  char *mine_ = nullptr, *peer_ = nullptr;
+};
+
+// Whether the pair shares memory (the bare protocol needs it).
+bool pair_on_one_node() {
+  MPI_Comm node;
+  MPI_Comm_split_type(g_pair, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 0;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  int all = 0;
+  MPI_Allreduce(&n, &all, 1, MPI_INT, MPI_MIN, g_pair);
+  return all == 2;
+}
 
 // One starforest round trip: roots (rank 0) -> leaves -> roots. A rank
 // without roots never reads rootdata, one without leaves never touches
@@ -372,13 +453,34 @@ void quiet_barrier(MPI_Comm comm) {
 
 // Median mpi and starforest latency per size (rank 0 of the pair).
 struct PairResult {
-  std::vector<bench::Stats> mpi, sf;
+  std::vector<bench::Stats> mpi, sf, bare;
 };
+
+// The bare protocol's data check, once per size: rank 0's pattern reaches
+// rank 1 and comes back.
+void verify_bare(int rank, BarePutSignal &bare, std::vector<char> &buf, long size) {
+  for (long i = 0; i < size; ++i) buf[i] = rank == 0 ? (char)pattern(i, 3) : 0;
+  bare(buf.data(), size);
+  long bad = 0;
+  for (long i = 0; i < size; ++i) bad += buf[i] != (char)pattern(i, 3);
+  if (bad) {
+    std::fprintf(stderr, "sf_pingpong: rank %d: bare protocol, %ld wrong bytes at size %ld\n", rank, bad, size);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
 
 PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::string &name,
                     const std::vector<long> &sizes, const Pair &pair, int nranks, bench::JsonLog &log) {
   PairResult out;
   Buffers b(sizes.back(), s.alias_buffers);
+  const bool with_bare = opt.bare && pair_on_one_node();
+  if (opt.bare && !with_bare && rank == 0) std::printf("# --bare: ranks 0 and %d share no memory, left out\n", pair.peer);
+  std::unique_ptr<BarePutSignal> bare;
+  std::vector<char> bare_buf;
+  if (with_bare) {
+    bare = std::make_unique<BarePutSignal>(rank, sizes.back());
+    bare_buf.resize(sizes.back());
+  }
   if (rank == 0) {
     std::printf("# %s: ranks 0 and %d (%s) of %d, %s units, bcast+reduce (%s), transport %s, %s memory, vs %s\n",
                 name.c_str(), pair.peer, pair.label, nranks, s.unit_name, s.op_name, opt.type.c_str(),
@@ -387,8 +489,10 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
                 : opt.baseline == "staged"   ? "MPI_Send/Recv of host copies"
                                              : "MPI_Send/Recv");
     std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n", opt.rounds);
-    std::printf("%10s %26s %30s %7s %10s\n", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
+    std::printf("%10s %26s %30s %7s %10s", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
                 "sf/mpi", "overhead");
+    if (with_bare) std::printf(" %26s %8s %9s", "bare put+signal us", "sf/bare", "bare/mpi");
+    std::printf("\n");
   }
 
   for (long size : sizes) {
@@ -407,21 +511,23 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
       else mpi_roundtrip(rank, b.root, size);
     };
     auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
+    auto bare_rt = [&] { (*bare)(bare_buf.data(), size); };
+    if (with_bare) verify_bare(rank, *bare, bare_buf, size);
     for (long i = 0; i < warmup; ++i) mpi_rt();
     for (long i = 0; i < warmup; ++i) sf_rt();
+    for (long i = 0; with_bare && i < warmup; ++i) bare_rt();
 
-    // Alternate which implementation goes first so that neither one
+    // Rotate which implementation goes first so that none of them
     // systematically benefits from a warm cache or a quiet moment.
-    std::vector<double> t_mpi, t_sf;
-    for (int r = 0; r < opt.rounds; ++r) {
-      if (r % 2 == 0) {
-        t_mpi.push_back(time_us(per_round, mpi_rt));
-        t_sf.push_back(time_us(per_round, sf_rt));
-      } else {
-        t_sf.push_back(time_us(per_round, sf_rt));
-        t_mpi.push_back(time_us(per_round, mpi_rt));
-      }
-    }
+    std::vector<double> t_mpi, t_sf, t_bare;
+    const int kinds = with_bare ? 3 : 2;
+    for (int r = 0; r < opt.rounds; ++r)
+      for (int k = 0; k < kinds; ++k)
+        switch ((r + k) % kinds) {
+          case 0: t_mpi.push_back(time_us(per_round, mpi_rt)); break;
+          case 1: t_sf.push_back(time_us(per_round, sf_rt)); break;
+          default: t_bare.push_back(time_us(per_round, bare_rt)); break;
+        }
     if (size == sizes.back()) print_counters(rank, sf, s, b, size);
     CHECK_STF(stf_destroy(&sf));
 
@@ -429,6 +535,19 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
     bench::Stats f = bench::summarize(t_sf, per_round * opt.rounds);
     out.mpi.push_back(m);
     out.sf.push_back(f);
+    bench::Stats g;
+    if (with_bare) {
+      g = bench::summarize(t_bare, per_round * opt.rounds);
+      out.bare.push_back(g);
+      bench::Record r;
+      r.timing(name, "bare_putsignal", size, nranks, g)
+          .str("memory", "host")
+          .str("transport", "none")
+          .str("unit", "byte")
+          .str("pair", pair.label)
+          .integer("peer", pair.peer);
+      log.add(r);
+    }
     for (int k = 0; k < 2; ++k) {
       bench::Record r;
       r.timing(name, k ? "starforest" : "mpi", size, nranks, k ? f : m)
@@ -444,8 +563,10 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
       log.add(r);
     }
     if (rank == 0) {
-      std::printf("%10ld %26s %30s %7.2f %10.2f\n", size, bench::range_text(m).c_str(),
+      std::printf("%10ld %26s %30s %7.2f %10.2f", size, bench::range_text(m).c_str(),
                   bench::range_text(f).c_str(), f.us / m.us, f.us - m.us);
+      if (with_bare) std::printf(" %26s %8.2f %9.2f", bench::range_text(g).c_str(), f.us / g.us, g.us / m.us);
+      std::printf("\n");
       std::fflush(stdout);
     }
   }
