@@ -125,14 +125,19 @@ contains
     call stf_destroy(sf, ierr)
   end subroutine
 
-  ! Run with and without -stf_ arguments (fortran/CMakeLists.txt): the first
-  ! argument -stf_no_such_option must be refused, any other line accepted.
+  ! Run with and without -stf_ arguments (fortran/CMakeLists.txt): a line
+  ! naming -stf_no_such_option anywhere must be refused, any other accepted.
   subroutine command_line()
-    character(len=64) :: first
+    character(len=64) :: arg
+    logical :: bad
+    integer :: k
     call stf_set_options_from_command_line(ierr)
-    first = ""
-    if (command_argument_count() > 0) call get_command_argument(1, first)
-    if (first == "-stf_no_such_option") then
+    bad = .false.
+    do k = 1, command_argument_count()
+      call get_command_argument(k, arg)
+      bad = bad .or. arg == "-stf_no_such_option"
+    end do
+    if (bad) then
       call expect(ierr == STF_ERR_OPTION .and. index(stf_last_error_message(), "-stf_no_such_option") > 0, &
                   "an unknown option on the command line gives STF_ERR_OPTION")
     else

@@ -13,8 +13,8 @@
  * Options: -sf_starforest_type <type> (PETSc's options database, with the
  * SF's prefix) picks starforest's transport or strategy (basic, neighbor,
  * putsignal, 3step, auto, ...; default: starforest's); starforest's own
- * -stf_* options on the command line, STF_OPTIONS and the STF_* variables,
- * read once at registration, are the defaults of every SF.
+ * -stf_* options on the command line (read at registration), STF_OPTIONS and
+ * the STF_* variables (read as each SF is made) are the defaults of every SF.
  * PETSc 3.18 or later, host memory; CUDA memory where starforest's active
  * device is "cuda". Errors are PETSc errors carrying starforest's message. */
 #ifndef STARFOREST_PETSC_H
@@ -25,7 +25,8 @@
 #define PETSCSFSTARFOREST "starforest"
 
 /* Register the type "starforest" with PETSc and read the command line's
- * -stf_* options. Call after PetscInitialize; later calls do nothing. */
+ * -stf_* options. Call after PetscInitialize; later calls do nothing (until
+ * PetscFinalize). */
 PETSC_EXTERN PetscErrorCode stf_petsc_register(void);
 
 #endif

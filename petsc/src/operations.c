@@ -130,6 +130,7 @@ static PetscErrorCode Begin(PetscSF sf, StfPetscKind kind, MPI_Datatype unit, Pe
   int            err;
 
   PetscFunctionBegin;
+  PetscCheck(s->nlayers > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "starforest: the PetscSF is not set up as type starforest (its type changed after set-up?)");
   PetscCall(MemType(rootmtype, &rm));
   PetscCall(MemType(leafmtype, &lm));
   PetscCall(NewRecord(s, kind, unit, root, leaf, update, &op));
@@ -187,30 +188,6 @@ static PetscErrorCode PetscSFFetchAndOpEnd_Starforest(PetscSF sf, MPI_Datatype u
   PetscFunctionReturn(0);
 }
 
-/* A bcast whose result only rank 0 keeps: the other ranks' leaves land in
- * scratch memory (host data only). */
-static PetscErrorCode PetscSFBcastToZero_Starforest(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, void *leafdata)
-{
-  PetscMPIInt rank;
-  MPI_Aint    lb, extent;
-  char          *scratch = NULL;
-  PetscErrorCode err;
-
-  PetscFunctionBegin;
-  PetscCheck(PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype), PETSC_COMM_SELF, PETSC_ERR_SUP, "starforest: bcast to rank 0 takes host data only");
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)sf), &rank));
-  if (rank) {
-    PetscCallMPI(MPI_Type_get_extent(unit, &lb, &extent));
-    PetscCall(PetscMalloc((size_t)(sf->maxleaf + 1) * (size_t)extent + 1, &scratch));
-    leafdata = scratch;
-  }
-  err = Begin(sf, STF_PETSC_BCAST, unit, rootmtype, rootdata, leafmtype, leafdata, NULL, MPI_REPLACE);
-  if (!err) err = End(sf, STF_PETSC_BCAST, unit, rootdata, leafdata, NULL);
-  PetscCall(PetscFree(scratch));
-  PetscCall(err);
-  PetscFunctionReturn(0);
-}
-
 void StfPetscSetOperations(PetscSF sf)
 {
   sf->ops->BcastBegin      = PetscSFBcastBegin_Starforest;
@@ -219,7 +196,6 @@ void StfPetscSetOperations(PetscSF sf)
   sf->ops->ReduceEnd       = PetscSFReduceEnd_Starforest;
   sf->ops->FetchAndOpBegin = PetscSFFetchAndOpBegin_Starforest;
   sf->ops->FetchAndOpEnd   = PetscSFFetchAndOpEnd_Starforest;
-  sf->ops->BcastToZero     = PetscSFBcastToZero_Starforest;
 }
 
 PetscErrorCode StfPetscFreeOperations(PetscSF sf)
@@ -227,7 +203,7 @@ PetscErrorCode StfPetscFreeOperations(PetscSF sf)
   SF_Starforest *s = (SF_Starforest *)sf->data;
 
   PetscFunctionBegin;
-  PetscCheck(!s->inflight, PetscObjectComm((PetscObject)sf), PETSC_ERR_ARG_WRONGSTATE, "starforest: the PetscSF is reset or destroyed with an operation still in flight: end it first");
+  PetscCheck(!s->inflight, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "starforest: the PetscSF is reset or destroyed with an operation still in flight: end it first");
   while (s->spare) {
     StfPetscOp *op = s->spare;
     s->spare       = op->next;

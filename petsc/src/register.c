@@ -21,14 +21,23 @@ static PetscErrorCode ReadCommandLine(void)
   PetscFunctionReturn(0);
 }
 
+static PetscBool registered = PETSC_FALSE;
+
+/* PetscFinalize drops PETSc's list of SF types: a later PetscInitialize
+ * registers the type again. */
+static PetscErrorCode Unregistered(void)
+{
+  registered = PETSC_FALSE;
+  return 0;
+}
+
 PetscErrorCode stf_petsc_register(void)
 {
-  static PetscBool registered = PETSC_FALSE;
-
   PetscFunctionBegin;
   if (registered) PetscFunctionReturn(0);
   PetscCall(PetscSFRegister(PETSCSFSTARFOREST, PetscSFCreate_Starforest));
   PetscCall(ReadCommandLine());
+  PetscCall(PetscRegisterFinalize(Unregistered));
   registered = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

@@ -96,7 +96,13 @@ static int LayerGraph(PetscSF sf, const int *layer_of, int layer, stf_sf out)
     iremote[n].rank    = (int)sf->remote[i].rank;
     iremote[n++].index = (stf_int)sf->remote[i].index;
   }
-  return stf_set_graph(out, (stf_int)sf->nroots, n, ilocal, STF_OWN_POINTER, iremote, STF_OWN_POINTER);
+  /* starforest takes the arrays only once it accepts the graph. */
+  int err = stf_set_graph(out, (stf_int)sf->nroots, n, ilocal, STF_OWN_POINTER, iremote, STF_OWN_POINTER);
+  if (err) {
+    free(ilocal);
+    free(iremote);
+  }
+  return err;
 }
 
 /* A layer's starforest SF with its graph. PETSc's own arrays where the
@@ -112,6 +118,18 @@ static int MakeLayer(PetscSF sf, SF_Starforest *s, const int *layer_of, int laye
   return LayerGraph(sf, layer_of, layer, s->layers[layer]);
 }
 
+static PetscErrorCode DestroyLayers(SF_Starforest *s)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < s->nlayers; k++) {
+    if (s->layers[k]) PetscCallStf(stf_destroy(&s->layers[k]));
+  }
+  free(s->layers);
+  s->layers  = NULL;
+  s->nlayers = 0;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PetscSFSetUp_Starforest(PetscSF sf)
 {
   SF_Starforest *s    = (SF_Starforest *)sf->data;
@@ -120,6 +138,9 @@ static PetscErrorCode PetscSFSetUp_Starforest(PetscSF sf)
   int           *layer_of = NULL, mine[2], all[2], err;
 
   PetscFunctionBegin;
+  /* A set-up that failed is run again by PETSc: drop what it left. */
+  PetscCall(DestroyLayers(s));
+  PetscCall(PetscFree4(sf->ranks, sf->roffset, sf->rmine, sf->rremote));
   /* PETSc's generic root-rank query and view read sf->ranks and the like. */
   PetscCallMPI(MPI_Comm_group(PETSC_COMM_SELF, &self));
   PetscCall(PetscSFSetUpRanks(sf, self));
@@ -152,12 +173,7 @@ static PetscErrorCode PetscSFReset_Starforest(PetscSF sf)
 
   PetscFunctionBegin;
   PetscCall(StfPetscFreeOperations(sf));
-  for (int k = 0; k < s->nlayers; k++) {
-    if (s->layers[k]) PetscCallStf(stf_destroy(&s->layers[k]));
-  }
-  free(s->layers);
-  s->layers  = NULL;
-  s->nlayers = 0;
+  PetscCall(DestroyLayers(s));
   PetscCall(PetscFree2(s->leaf_offset, s->leaf_roots));
   PetscFunctionReturn(0);
 }

@@ -1,7 +1,8 @@
 /* An unmodified PETSc program: it knows nothing of starforest. Run with
  * -dll_append <libstarforest_petsc.so> -sf_type starforest, PETSc loads the
- * plug-in and the scatter below runs on it: the program checks its result
- * and that the type PETSc chose is the one the options name. */
+ * plug-in and the scatter below runs on it: the program checks its result,
+ * that the type PETSc chose is the one the options name, and that a
+ * -sf_starforest_type given was read. */
 #include <petscvec.h>
 
 int main(int argc, char **argv)
@@ -39,6 +40,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-sf_type", want, sizeof(want), NULL));
   PetscCall(PetscStrncpy(type, have ? have : "(none)", sizeof(type)));
   if (want[0] && strcmp(type, want)) bad++;
+  {
+    /* A starforest transport named on the command line was read. */
+    PetscBool given, used;
+    /* Asked first: PetscOptionsHasName counts as a use. The name as stored, without its dash. */
+    PetscCall(PetscOptionsUsed(NULL, "sf_starforest_type", &used));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-sf_starforest_type", &given));
+    if (given && !used) bad++;
+  }
   PetscCallMPI(MPI_Allreduce(&bad, &badall, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_dll: scatter on type %s: %s\n", type, badall ? "WRONG" : "right"));
   PetscCall(VecScatterDestroy(&scatter));

@@ -2,7 +2,7 @@
  * same random graphs (unsorted, sparse leaves, several leaves per root,
  * leaf slots named twice or more),
  * every bcast, reduce and fetch-and-op with several units and ops, and
- * several operations in flight ended out of order, under each starforest
+ * several operations in flight ended out of order, leaf ranks, under each starforest
  * transport; a (unit, op) starforest refuses must fail on every rank as a
  * PETSc error and leave the SF usable; VecScatter, gather through PETSc's
  * multi-SF and an embedded SF run on top of it. Exit 1 on any difference. */
@@ -207,7 +207,8 @@ static PetscErrorCode CompareOperations(PetscSF sf, PetscSF basic, const Graph *
 }
 
 /* Three operations in flight on one SF (two bcasts on different buffers and
- * a reduce), ended in reverse order, against the same run one at a time. */
+ * a reduce), ended in reverse order, against the same sequence on basic.
+ * SUM everywhere, so that slots named twice have one right answer. */
 static PetscErrorCode CompareInFlight(PetscSF sf, PetscSF basic, const Graph *g, const char *stftype)
 {
   int *r1, *r2, *l1, *l2, *r3, *l3, *w[6];
@@ -218,12 +219,12 @@ static PetscErrorCode CompareInFlight(PetscSF sf, PetscSF basic, const Graph *g,
     PetscCall(PetscCalloc6(g->nroots, &r1, g->nroots, &r2, g->nslots, &l1, g->nslots, &l2, g->nroots, &r3, g->nslots, &l3));
     for (PetscInt i = 0; i < g->nroots; i++) r1[i] = 10 * rank + (int)i, r2[i] = -r1[i], r3[i] = 1;
     for (PetscInt i = 0; i < g->nslots; i++) l3[i] = (int)i + rank;
-    PetscCall(PetscSFBcastBegin(s, MPI_INT, r1, l1, MPI_REPLACE));
-    PetscCall(PetscSFBcastBegin(s, MPI_INT, r2, l2, MPI_REPLACE));
+    PetscCall(PetscSFBcastBegin(s, MPI_INT, r1, l1, MPI_SUM));
+    PetscCall(PetscSFBcastBegin(s, MPI_INT, r2, l2, MPI_SUM));
     PetscCall(PetscSFReduceBegin(s, MPI_INT, l3, r3, MPI_SUM));
     PetscCall(PetscSFReduceEnd(s, MPI_INT, l3, r3, MPI_SUM));
-    PetscCall(PetscSFBcastEnd(s, MPI_INT, r2, l2, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(s, MPI_INT, r1, l1, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(s, MPI_INT, r2, l2, MPI_SUM));
+    PetscCall(PetscSFBcastEnd(s, MPI_INT, r1, l1, MPI_SUM));
     if (!pass) {
       w[0] = r1, w[1] = r2, w[2] = l1, w[3] = l2, w[4] = r3, w[5] = l3;
     } else {
@@ -233,6 +234,29 @@ static PetscErrorCode CompareInFlight(PetscSF sf, PetscSF basic, const Graph *g,
       PetscCall(PetscFree6(r1, r2, l1, l2, r3, l3));
     }
   }
+  PetscFunctionReturn(0);
+}
+
+/* The leaf ranks (who reads this rank's roots, and which roots) against
+ * basic's, as sets of (rank, root) pairs: the order is the type's own. */
+static PetscErrorCode CompareLeafRanks(PetscSF sf, PetscSF basic, const char *stftype)
+{
+  PetscInt           n[2], *pairs[2];
+  const PetscMPIInt *ranks;
+  const PetscInt    *offset, *roots;
+
+  PetscFunctionBegin;
+  for (int p = 0; p < 2; p++) {
+    PetscCall(PetscSFGetLeafRanks(p ? basic : sf, &n[p], &ranks, &offset, &roots));
+    PetscCall(PetscMalloc1(offset[n[p]] + 1, &pairs[p]));
+    for (PetscInt k = 0; k < n[p]; k++)
+      for (PetscInt i = offset[k]; i < offset[k + 1]; i++) pairs[p][i] = ranks[k] * 1000 + roots[i];
+    PetscCall(PetscSortInt(offset[n[p]], pairs[p]));
+    n[p] = offset[n[p]];
+  }
+  EXPECT(n[0] == n[1] && !memcmp(pairs[0], pairs[1], sizeof(PetscInt) * (size_t)n[0]), "%s: leaf ranks differ from PETSc's basic", stftype);
+  PetscCall(PetscFree(pairs[0]));
+  PetscCall(PetscFree(pairs[1]));
   PetscFunctionReturn(0);
 }
 
@@ -411,9 +435,10 @@ int main(int argc, char **argv)
         PetscCall(MakeSF(PETSCSFSTARFOREST, &g, &sf));
         PetscCall(MakeSF(PETSCSFBASIC, &g, &basic));
         PetscCall(CompareOperations(sf, basic, &g, units, 4, (PetscBool)(trial == 3), stftype));
+        PetscCall(CompareInFlight(sf, basic, &g, stftype));
         if (trial != 3) {
-          PetscCall(CompareInFlight(sf, basic, &g, stftype));
           PetscCall(CompareGeneric(sf, basic, &g, stftype));
+          PetscCall(CompareLeafRanks(sf, basic, stftype));
         }
         if (trial == 0) PetscCall(CheckRefusal(sf, &g, stftype));
         PetscCall(PetscSFDestroy(&sf));

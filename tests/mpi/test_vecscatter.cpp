@@ -181,6 +181,10 @@ int main(int argc, char **argv) {
             "x index outside x");
     ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, 1, 1, me == 0 ? -1 : 0, &zero, &zero, &vs), STF_ERR_ARG,
             "negative count on one rank");
+    ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, 1, 1, me == 0 ? 1 : 0, &zero, &far, &vs), STF_ERR_ARG,
+            "y index outside y");
+    ck.code(stf_vecscatter_create_general(MPI_COMM_WORLD, 1, 1, me == 0 ? 1 : 0, nullptr, &zero, &vs),
+            STF_ERR_NULL, "ix NULL on one rank (every rank fails)");
   }
   ck.context("errors");
   stf_vecscatter vs = nullptr;
