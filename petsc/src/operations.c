@@ -80,7 +80,12 @@ static PetscErrorCode Dequeue(PetscSF sf, StfPetscKind kind, MPI_Datatype unit, 
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "starforest: no %s in flight on this PetscSF with this unit and these buffers (end without its begin?)", names[kind]);
 }
 
-static int EndOn(stf_sf stf, StfPetscKind kind, stf_request *req);
+static int EndOn(stf_sf stf, StfPetscKind kind, stf_request *req)
+{
+  if (kind == STF_PETSC_BCAST) return stf_bcast_end(stf, req);
+  if (kind == STF_PETSC_REDUCE) return stf_reduce_end(stf, req);
+  return stf_fetch_and_op_end(stf, req);
+}
 
 /* Ends an operation: its record is recycled whether the end succeeds or not
  * (a failed end still ends the request). */
@@ -96,13 +101,6 @@ static PetscErrorCode End(PetscSF sf, StfPetscKind kind, MPI_Datatype unit, cons
   Recycle(s, op);
   PetscCallStf(err);
   PetscFunctionReturn(0);
-}
-
-static int EndOn(stf_sf stf, StfPetscKind kind, stf_request *req)
-{
-  if (kind == STF_PETSC_BCAST) return stf_bcast_end(stf, req);
-  if (kind == STF_PETSC_REDUCE) return stf_reduce_end(stf, req);
-  return stf_fetch_and_op_end(stf, req);
 }
 
 /* Begins an operation on every layer: the layers before the last run to

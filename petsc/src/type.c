@@ -74,30 +74,26 @@ static int LayerGraph(PetscSF sf, const int *layer_of, int layer, stf_sf out)
   stf_int   n = 0;
   stf_int  *ilocal;
   stf_node *iremote;
+  int       err = STF_SUCCESS;
 
   if (sf->nroots > INT_MAX || sf->nleaves > INT_MAX)
     return stf_set_error(STF_ERR_ARG, "this rank has %lld roots and %lld leaves: starforest counts them in int", (long long)sf->nroots, (long long)sf->nleaves);
   ilocal  = (stf_int *)malloc(sizeof(stf_int) * (size_t)(sf->nleaves + 1));
   iremote = (stf_node *)malloc(sizeof(stf_node) * (size_t)(sf->nleaves + 1));
-  if (!ilocal || !iremote) {
-    free(ilocal);
-    free(iremote);
-    return stf_set_error(STF_ERR_MEMORY, "copying the graph");
-  }
-  for (PetscInt i = 0; i < sf->nleaves; i++) {
+  if (!ilocal || !iremote) err = stf_set_error(STF_ERR_MEMORY, "copying the graph");
+  for (PetscInt i = 0; !err && i < sf->nleaves; i++) {
     PetscInt slot = sf->mine ? sf->mine[i] : i;
     if ((layer_of ? layer_of[i] : 0) != layer) continue;
     if (slot > INT_MAX || sf->remote[i].index > INT_MAX) {
-      free(ilocal);
-      free(iremote);
-      return stf_set_error(STF_ERR_OFFSET, "leaf %lld: an offset above INT_MAX, which starforest's int cannot hold", (long long)i);
+      err = stf_set_error(STF_ERR_OFFSET, "leaf %lld: an offset above INT_MAX, which starforest's int cannot hold", (long long)i);
+      break;
     }
     ilocal[n]          = (stf_int)slot;
     iremote[n].rank    = (int)sf->remote[i].rank;
     iremote[n++].index = (stf_int)sf->remote[i].index;
   }
   /* starforest takes the arrays only once it accepts the graph. */
-  int err = stf_set_graph(out, (stf_int)sf->nroots, n, ilocal, STF_OWN_POINTER, iremote, STF_OWN_POINTER);
+  if (!err) err = stf_set_graph(out, (stf_int)sf->nroots, n, ilocal, STF_OWN_POINTER, iremote, STF_OWN_POINTER);
   if (err) {
     free(ilocal);
     free(iremote);
@@ -152,9 +148,9 @@ static PetscErrorCode PetscSFSetUp_Starforest(PetscSF sf)
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm));
   err = mine[0];
   if (!all[0]) {
-    s->nlayers = all[1];
-    s->layers  = (stf_sf *)calloc((size_t)s->nlayers, sizeof(stf_sf));
-    if (!s->layers) err = stf_set_error(STF_ERR_MEMORY, "the layers' SFs");
+    s->layers = (stf_sf *)calloc((size_t)all[1], sizeof(stf_sf));
+    if (s->layers) s->nlayers = all[1];
+    else err = stf_set_error(STF_ERR_MEMORY, "the layers' SFs");
     for (int k = 0; !err && k < s->nlayers; k++) err = MakeLayer(sf, s, layer_of, k);
     PetscCallMPI(MPI_Allreduce(&err, &all[0], 1, MPI_INT, MPI_MAX, comm));
   }
