@@ -344,10 +344,13 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              Fetch-and-op goes through basic;
  *   "nvshmem"  the same protocol on device data through NVSHMEM, queued on
  *              the library stream (a plug-in built where CMake finds
- *              NVSHMEM; compiled in CI, not yet run on a GPU). Set-up gives
+ *              NVSHMEM). NVSHMEM starts once per process: stf_nvshmem_init(),
+ *              else the first nvshmem SF over all of MPI_COMM_WORLD; an SF
+ *              on any communicator of its PEs may then use it. Set-up gives
  *              STF_ERR_UNSUPPORTED on every rank where it cannot run (a
  *              build without NVSHMEM, no GPU, the active device not "cuda",
- *              NVSHMEM failing to start); see the README.
+ *              a rank that is not a PE, ranks sharing a GPU without CUDA
+ *              MPS, NVSHMEM failing to start); see the README.
  * Node-aware strategies (nodes: the ranks that share memory, or groups of
  * -stf_ranks_per_node K consecutive ranks). bcast and reduce (every unit
  * and op, host or device data) run in steps over SFs of their own; a root
@@ -580,6 +583,15 @@ typedef enum { STF_MEMTYPE_HOST = 0, STF_MEMTYPE_DEVICE = 1 } stf_memtype;
 int stf_device_select(const char *name);
 /* Name of the active device ("host", "emu" or "cuda"). */
 int stf_device_get_name(const char **name);
+/* Starts NVSHMEM, for the nvshmem transport, over every rank of comm
+ * (collective over comm; once per process; the active device should be
+ * "cuda"). Its symmetric pool takes -stf_nvshmem_pool_mib MiB (default
+ * 256) of each GPU. Without this call the first nvshmem SF over all of
+ * MPI_COMM_WORLD starts it there. STF_ERR_UNSUPPORTED on every rank of comm
+ * where it cannot start: no NVSHMEM in this build, no GPU, already started,
+ * or ranks of a node sharing a GPU without CUDA MPS (where NVSHMEM would
+ * end the process). */
+int stf_nvshmem_init(MPI_Comm comm);
 /* Device memory of the active device (host memory on "host"). */
 int stf_device_malloc(size_t bytes, void **ptr);
 /* Waits for the device's work, then frees; by the device that allocated it,

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/options.h"
 #include "transport/registry.h"
 
 #ifdef STF_HAVE_NVSHMEM
@@ -29,6 +30,10 @@ const OptionSpec nvshmem_unit_bytes_option = {
     "stf_nvshmem_unit_bytes", "STF_NVSHMEM_UNIT_BYTES", "1..65536",
     "nvshmem transport: bytes per unit a region holds; larger units are STF_ERR_UNSUPPORTED (default 64)", "64",
     nullptr, 1, 65536};
+const OptionSpec nvshmem_pool_option = {
+    "stf_nvshmem_pool_mib", "STF_NVSHMEM_POOL_MIB", "1..65536",
+    "nvshmem transport: MiB of symmetric GPU memory taken when NVSHMEM starts, shared by every nvshmem SF's "
+    "regions (default 256)", "256", nullptr, 1, 65536};
 
 #ifndef STF_HAVE_NVSHMEM
 
@@ -38,14 +43,25 @@ int make_nvshmem_transport(const TransportContext &, std::unique_ptr<Transport> 
                    "CUDA toolkit, NVSHMEM_HOME naming NVSHMEM's folder, or after scripts/install-deps.sh)");
 }
 
+}  // namespace stf
+
+extern "C" int stf_nvshmem_init(MPI_Comm) {
+  return stf::set_error(STF_ERR_UNSUPPORTED, "stf_nvshmem_init: this build has no NVSHMEM backend");
+}
+
 #else
 
 namespace {
 
+struct Plugin {
+  NvshmemMake make = nullptr;
+  NvshmemStart start = nullptr;
+};
+
 // STF_NVSHMEM_PLUGIN (a path), else beside libstarforest, else the loader's path.
-NvshmemMake load_plugin(std::string *why) {
-  static NvshmemMake entry = nullptr;
-  if (entry) return entry;
+const Plugin *load_plugin(std::string *why) {
+  static Plugin entry;
+  if (entry.make) return &entry;
   const char *name = "libstarforest_nvshmem.so";
   std::string path;
   if (const char *env = std::getenv("STF_NVSHMEM_PLUGIN")) {
@@ -66,31 +82,60 @@ NvshmemMake load_plugin(std::string *why) {
   }
   using Abi = int (*)();
   auto abi = reinterpret_cast<Abi>(dlsym(lib, "stf_nvshmem_plugin_abi"));
-  auto make = reinterpret_cast<NvshmemMake>(dlsym(lib, kNvshmemPluginEntry));
-  if (!abi || !make || abi() != kNvshmemPluginAbi) {
+  Plugin found{reinterpret_cast<NvshmemMake>(dlsym(lib, kNvshmemPluginEntry)),
+               reinterpret_cast<NvshmemStart>(dlsym(lib, kNvshmemStartEntry))};
+  if (!abi || !found.make || !found.start || abi() != kNvshmemPluginAbi) {
     *why = "the NVSHMEM plug-in " + path + " is not from this build of starforest";
     return nullptr;
   }
-  return entry = make;
+  entry = found;
+  return &entry;
+}
+
+// Every rank loads the plug-in or all fail with the lowest failing rank's reason.
+int load_agreed(MPI_Comm comm, const char *what, int earlier, const Plugin **out) {
+  std::string why, theirs;
+  const Plugin *p = earlier ? nullptr : load_plugin(&why);
+  if (earlier) why = "failed before the transport's set-up (its message says why)";
+  if (const int rank = lowest_failure(comm, p ? "" : why, &theirs); rank >= 0)
+    return earlier ? earlier : set_error(STF_ERR_UNSUPPORTED, "%s: rank %d: %s", what, rank, theirs.c_str());
+  *out = p;
+  return STF_SUCCESS;
+}
+
+NvshmemPluginArgs plugin_args(long slots, long unit_bytes, long pool_mib) {
+  NvshmemPluginArgs args;
+  args.set_error = set_error;
+  args.slots = static_cast<int>(slots);
+  args.unit_bytes = static_cast<std::size_t>(unit_bytes);
+  args.pool_bytes = static_cast<std::size_t>(pool_mib) << 20;
+  return args;
 }
 
 }  // namespace
 
 int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
-  std::string why, theirs;
-  NvshmemMake make = ctx.earlier ? nullptr : load_plugin(&why);
-  if (ctx.earlier) why = "failed before the transport's set-up (its message says why)";
-  if (!make && why.empty()) why = "cannot load the NVSHMEM plug-in";
-  if (const int rank = lowest_failure(ctx.comm.comm, make ? "" : why, &theirs); rank >= 0)
-    return ctx.earlier ? ctx.earlier
-                       : set_error(STF_ERR_UNSUPPORTED, "-stf_type nvshmem: rank %d: %s", rank, theirs.c_str());
-  NvshmemPluginArgs args;
-  args.set_error = set_error;
-  args.slots = static_cast<int>(ctx.opts.number(nvshmem_slots_option));
-  args.unit_bytes = static_cast<std::size_t>(ctx.opts.number(nvshmem_unit_bytes_option));
-  return make(ctx, args, out);
+  const Plugin *p = nullptr;
+  STF_CHECK(load_agreed(ctx.comm.comm, "-stf_type nvshmem", ctx.earlier, &p));
+  return p->make(ctx,
+                 plugin_args(ctx.opts.number(nvshmem_slots_option), ctx.opts.number(nvshmem_unit_bytes_option),
+                             ctx.opts.number(nvshmem_pool_option)),
+                 out);
+}
+
+}  // namespace stf
+
+extern "C" int stf_nvshmem_init(MPI_Comm comm) try {
+  using namespace stf;
+  if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "stf_nvshmem_init: MPI_COMM_NULL");
+  const Plugin *p = nullptr;
+  STF_CHECK(load_agreed(comm, "stf_nvshmem_init", STF_SUCCESS, &p));
+  const long pool = std::strtol(process_setting(nvshmem_pool_option).c_str(), nullptr, 10);
+  if (pool < nvshmem_pool_option.min || pool > nvshmem_pool_option.max)
+    return set_error(STF_ERR_OPTION, "stf_nvshmem_init: -stf_nvshmem_pool_mib %ld is outside 1..65536", pool);
+  return p->start(comm, plugin_args(4, 64, pool));
+} catch (...) {
+  return stf::set_error(STF_ERR_MEMORY, "stf_nvshmem_init: out of memory");
 }
 
 #endif
-
-}  // namespace stf

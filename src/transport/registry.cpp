@@ -36,7 +36,7 @@ const std::vector<TransportKind> &transport_kinds() {
        {true, false, false}, make_putsignal_transport,
        {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option, &putsignal_net_option}},
       {"nvshmem", nvshmem_help, {true, false, false}, make_nvshmem_transport,
-       {&nvshmem_slots_option, &nvshmem_unit_bytes_option}},
+       {&nvshmem_slots_option, &nvshmem_unit_bytes_option, &nvshmem_pool_option}},
   };
   return kinds;
 }

@@ -62,6 +62,6 @@ extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, put
 // message (-stf_putsignal_net rma), or by point-to-point (p2p).
 bool putsignal_rma_between_nodes(const Options &o);
 // nvshmem.cpp: regions per peer, bytes per unit a region holds.
-extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option;
+extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option, nvshmem_pool_option;
 
 }  // namespace stf

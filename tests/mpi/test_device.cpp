@@ -534,6 +534,11 @@ int main(int argc, char **argv) {
   if (stf_device_get_name(&name) || (std::strcmp(name, "emu") != 0 && std::strcmp(name, "cuda") != 0))
     ck.code(stf_device_select("emu"), 0, "select emu");
   g_cuda = stf_device_get_name(&name) == STF_SUCCESS && std::strcmp(name, "cuda") == 0;
+  // nvshmem: the suite's SFs on MPI_COMM_SELF come first, so NVSHMEM
+  // starts here over every rank (stf_nvshmem_init).
+  const char *type = std::getenv("STF_TYPE");
+  if (g_cuda && type && std::strcmp(type, "nvshmem") == 0)
+    ck.code(stf_nvshmem_init(MPI_COMM_WORLD), STF_SUCCESS, "stf_nvshmem_init");
   const char *takes_cuda = std::getenv("STF_TEST_MPI_TAKES_CUDA");
   g_first_path = g_cuda && !(takes_cuda && std::strcmp(takes_cuda, "1") == 0) ? 1 : 0;
 

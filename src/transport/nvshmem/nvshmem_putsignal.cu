@@ -4,16 +4,22 @@
 // libstarforest_nvshmem.so (plugin.h says why); host calls only, hence no
 // device code and no -rdc: NVSHMEM's device library is not linked.
 //
-// STATUS: compiled in CI, never run: the machines it was written on have no
-// GPU. Treat it as a reviewed sketch until a GPU run has tested it.
-//
 // Design, and why:
-// - One symmetric block per rank (nvshmem_malloc, the largest rank's size:
-//   the call is collective and symmetric). Per peer, direction and side it
+// - NVSHMEM starts once per process, over a communicator of every rank that
+//   will use it: stf_nvshmem_init(comm), else the first nvshmem SF over all
+//   of MPI_COMM_WORLD (NVSHMEMX_INIT_WITH_MPI_COMM); an SF whose ranks are
+//   not all PEs is refused. It stops at MPI_Finalize (an attribute on
+//   MPI_COMM_SELF). Before starting, ranks that share a GPU in NVSHMEM's
+//   "limited MPG" (no MPS, or MPS over 100 %) are refused: NVSHMEM would
+//   end the process there instead of failing (limited_mpg).
+// - At start one symmetric pool (nvshmem_malloc, collective over all PEs);
+//   each SF takes a block of it locally (Pool), so SFs on sub-communicators
+//   are set up and destroyed in any order. Per peer, direction and side it
 //   holds a SlotRing of S regions: on the receive side regions + signal
 //   words the sender writes; on the send side an outbox (regions the
 //   message is copied into before the put: a put's source must be
-//   symmetric on network transports) + credit words the receiver writes.
+//   symmetric on network transports; unused where the peer's GPU memory is
+//   reachable, nvshmem_ptr) + credit words the receiver writes.
 //   Ranks tell their senders (receivers) where their rings (credits) lie,
 //   once, by MPI.
 // - Message n of a direction (every rank numbers an SF's operations alike)
@@ -34,17 +40,16 @@
 //   set-up, when units are not known yet.
 // - Host memory works (cudaMemcpyAsync reaches it), but then the waits
 //   synchronise the stream before the ops layer reads it.
-// - NVSHMEM starts on the first SF that chooses it, over that SF's
-//   communicator (NVSHMEMX_INIT_WITH_MPI_COMM), and stops at MPI_Finalize
-//   (an attribute on MPI_COMM_SELF). nvshmem_malloc and nvshmem_free are
-//   collective over all PEs: SFs must be on a communicator of all of them,
-//   and be set up and destroyed in the same order on every rank.
 // - Fetch-and-op: basic (the registry row says so).
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nvshmem_host.h>  // the host API alone, without the device headers
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstdint>
+#include <map>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -104,31 +109,155 @@ int finalize_nvshmem(MPI_Comm, int, void *, void *) {
   return MPI_SUCCESS;
 }
 
-// NVSHMEM up on every rank of comm, which must hold all PEs.
-int start_nvshmem(MPI_Comm comm) {
+// The symmetric pool: one nvshmem_malloc at start (collective over all PEs),
+// from which each SF's transport takes its block locally. Blocks sit at the
+// same offsets nowhere in particular: ranks tell each other where theirs
+// are, and my base + a peer's offset names the peer's copy (the base is
+// symmetric). So SFs on any communicator of PEs are set up and destroyed
+// in any order, without a collective over all PEs.
+class Pool {
+ public:
+  bool ready() const { return base_ != nullptr; }
+  std::size_t bytes() const { return bytes_; }
+  char *base() const { return base_; }
+  void take(char *base, std::size_t bytes) {
+    base_ = base;
+    bytes_ = bytes;
+    free_[0] = bytes;
+  }
+  // First fit, kLine-aligned; SIZE_MAX when nothing fits.
+  std::size_t allocate(std::size_t n) {
+    n = SlotRing::round_up(std::max<std::size_t>(n, 1));
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second < n) continue;
+      const std::size_t at = it->first, left = it->second - n;
+      free_.erase(it);
+      if (left) free_[at + n] = left;
+      return at;
+    }
+    return SIZE_MAX;
+  }
+  void release(std::size_t at, std::size_t n) {
+    n = SlotRing::round_up(std::max<std::size_t>(n, 1));
+    auto next = free_.emplace(at, n).first;
+    if (auto after = std::next(next); after != free_.end() && at + n == after->first) {
+      next->second += after->second;
+      free_.erase(after);
+    }
+    if (next != free_.begin())
+      if (auto before = std::prev(next); before->first + before->second == at) {
+        before->second += next->second;
+        free_.erase(next);
+      }
+  }
+
+ private:
+  char *base_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::map<std::size_t, std::size_t> free_;  // offset -> bytes
+};
+Pool g_pool;
+
+// NVSHMEM would end the process at its first stream call (not return an
+// error) where ranks of a node share a GPU in what it calls limited MPG:
+// without CUDA MPS, or with MPS and the ranks' active thread percentages
+// (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, 100 unset) adding up to more than 100
+// unless NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is set. Compare
+// the GPUs' UUIDs across the node and ask the driver whether contexts go
+// through MPS. "" where NVSHMEM can start, else why not.
+std::string limited_mpg(MPI_Comm comm) {
+  struct Gpu {
+    unsigned char uuid[16];
+    int mps, percent;
+  } mine{};
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return "cannot query the CUDA device";
+  }
+  std::memcpy(mine.uuid, &prop.uuid, sizeof mine.uuid);
+  if (cudaDeviceGetAttribute(&mine.mps, cudaDevAttrMpsEnabled, dev) != cudaSuccess) {
+    cudaGetLastError();  // a driver that does not know the attribute: no MPS
+    mine.mps = 0;
+  }
+  const char *pct = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+  mine.percent = pct && *pct ? std::atoi(pct) : 100;
+  const char *ignore = std::getenv("NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+  const bool any_percent = ignore && *ignore && std::strchr("1yYtT", *ignore);
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int me = 0, size = 1;
+  MPI_Comm_rank(node, &me);
+  MPI_Comm_size(node, &size);
+  std::vector<Gpu> all(size);
+  MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, node);
+  MPI_Comm_free(&node);
+  int sharing = 0, percent = 0;
+  bool mps = true;
+  for (const Gpu &g : all)
+    if (std::memcmp(g.uuid, mine.uuid, sizeof mine.uuid) == 0) {
+      sharing++;
+      percent += g.percent;
+      mps &= g.mps != 0;
+    }
+  const std::string gpu = std::to_string(sharing) + " ranks of this node share GPU " + std::to_string(dev) + " (" +
+                          prop.name + ")";
+  if (sharing > 1 && !mps)
+    return gpu + " and CUDA MPS is not active: NVSHMEM would end the process (start MPS with nvidia-cuda-mps-control "
+                 "-d, or give each rank its own GPU)";
+  if (sharing > 1 && percent > 100 && !any_percent)
+    return gpu + " under MPS with active thread percentages adding up to " + std::to_string(percent) +
+           " (over 100): NVSHMEM would end the process (set CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to at most " +
+           std::to_string(100 / sharing) + ", or NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1)";
+  return "";
+}
+
+// NVSHMEM up over every rank of comm (collective over comm), then the pool.
+int start_nvshmem(MPI_Comm comm, const NvshmemPluginArgs &args) {
   std::string why;
   static MPI_Comm boot = MPI_COMM_NULL;  // NVSHMEM's bootstrap may keep the pointer
   if (g_finalized) why = "NVSHMEM was stopped (MPI is finalizing)";
-  else if (nvshmemx_init_status() == NVSHMEM_STATUS_NOT_INITIALIZED) {
-    boot = comm;
-    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    // Not nvshmemx_init_attr: it exits the process when NVSHMEM fails.
-    if (nvshmemx_set_attr_mpi_comm_args(&boot, &attr) != 0 ||
-        nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
-      why = "the NVSHMEM runtime could not be initialised (NVSHMEM_DEBUG=INFO says why)";
-    } else {
-      int key = MPI_KEYVAL_INVALID;
-      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_nvshmem, &key, nullptr);
-      MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
-    }
+  else if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED || g_pool.ready())
+    why = "NVSHMEM is already started in this process (once per process)";
+  else why = limited_mpg(comm);
+  STF_CHECK(agree(comm, why));
+  MPI_Comm_dup(comm, &boot);
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  // Not nvshmemx_init_attr: it exits the process when NVSHMEM fails.
+  if (nvshmemx_set_attr_mpi_comm_args(&boot, &attr) != 0 ||
+      nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
+    why = "the NVSHMEM runtime could not be initialised (NVSHMEM_DEBUG=INFO says why)";
+  } else {
+    int key = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_nvshmem, &key, nullptr);
+    MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
   }
-  if (const int rc = agree(comm, why)) return rc;
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  if (nvshmem_n_pes() != size)
-    why = "the SF's communicator has " + std::to_string(size) + " ranks, NVSHMEM " + std::to_string(nvshmem_n_pes()) +
-          " PEs (it started on another communicator; symmetric allocation needs all PEs)";
-  return agree(comm, why);
+  STF_CHECK(agree(comm, why));
+  char *base = static_cast<char *>(nvshmem_malloc(args.pool_bytes));  // collective over all PEs: comm
+  if (base && (cudaMemset(base, 0, args.pool_bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)) {
+    cudaGetLastError();
+    base = nullptr;
+  }
+  STF_CHECK(agree(comm, base ? "" : "nvshmem_malloc of the pool (" + std::to_string(args.pool_bytes >> 20) +
+                                        " MiB, -stf_nvshmem_pool_mib) failed"));
+  g_pool.take(base, args.pool_bytes);
+  return STF_SUCCESS;
+}
+
+// NVSHMEM as the SF on comm needs it: started by this SF if nobody did and
+// comm is all of MPI_COMM_WORLD; then every rank of comm must be a PE.
+int ensure_nvshmem(MPI_Comm comm, const NvshmemPluginArgs &args) {
+  int whole = MPI_UNEQUAL;
+  MPI_Comm_compare(comm, MPI_COMM_WORLD, &whole);
+  int started = g_pool.ready() ? 1 : 0, all = 0, any = 0;
+  MPI_Allreduce(&started, &all, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&started, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (!any && (whole == MPI_IDENT || whole == MPI_CONGRUENT)) return start_nvshmem(comm, args);
+  if (all) return STF_SUCCESS;
+  return agree(comm, started ? ""
+                             : "this rank is not an NVSHMEM PE: NVSHMEM starts with the first nvshmem SF over all of "
+                               "MPI_COMM_WORLD, or with stf_nvshmem_init(comm) over every rank that will use it");
 }
 
 // One peer of one direction, as sender or receiver.
@@ -139,6 +268,7 @@ struct Link {
   SlotRing mine;    // in my block: receive ring, or outbox + credits
   SlotRing theirs;  // send side: the peer's receive ring, receive side: the peer's outbox + credits
   std::vector<std::uint64_t> last_in_region;  // send side: per region, its last message + 1
+  bool direct = false;  // send side: the peer's GPU memory is reachable (nvshmem_ptr): no outbox needed
 };
 
 struct NvChannel : ChannelState {
@@ -156,9 +286,7 @@ class NvshmemTransport final : public TransportDefaults {
   NvshmemTransport(const TransportContext &ctx, const NvshmemPluginArgs &a)
       : comm_(ctx.comm), plan_(ctx.plan), device_(ctx.device), slots_(a.slots), unit_capacity_(a.unit_bytes) {}
   ~NvshmemTransport() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (heap_ && !finalized && !g_finalized) nvshmem_free(heap_);  // collective over all PEs
+    if (owns_block_ && !g_finalized) g_pool.release(block_, heap_bytes_);  // local
   }
   int init();
 
@@ -169,8 +297,15 @@ class NvshmemTransport final : public TransportDefaults {
            " B per unit; fetch-and-op: basic fallback)";
   }
   std::string describe_rank() const override {
+    std::size_t links = 0, direct = 0;
+    for (const auto &dir : send_)
+      for (const Link &l : dir) {
+        links++;
+        direct += l.direct;
+      }
     return "nvshmem: PE " + std::to_string(nvshmem_my_pe()) + ", " + std::to_string((heap_bytes_ + 1023) / 1024) +
-           " KiB of symmetric memory";
+           " KiB of the symmetric pool; sends straight from device data to " + std::to_string(direct) + " of " +
+           std::to_string(links) + " peer links (the others through an outbox)";
   }
   bool sends_may_be_deferred() const override { return false; }  // already asynchronous on the stream
 
@@ -209,12 +344,13 @@ class NvshmemTransport final : public TransportDefaults {
   std::uint64_t next_seq_[kDirections] = {0, 0};
   // Per direction, operations begun and not ended: their sequence numbers.
   std::vector<std::uint64_t> in_flight_[kDirections];
-  char *heap_ = nullptr;
-  std::size_t heap_bytes_ = 0;
+  std::size_t heap_bytes_ = 0;  // my block in the pool: its size and offset
+  std::size_t block_ = 0;
+  bool owns_block_ = false;
 };
 
 int NvshmemTransport::init() {
-  std::vector<int> pe_of(comm_.size);
+  std::vector<int> pe_of(comm_.size);  // the SF's ranks as PEs (any communicator of PEs)
   const int me = nvshmem_my_pe();
   NV_MPI(MPI_Allgather(&me, 1, MPI_INT, pe_of.data(), 1, MPI_INT, comm_.comm));
   // My block: per direction the receive rings, then the outboxes.
@@ -235,12 +371,23 @@ int NvshmemTransport::init() {
         links->push_back(l);
       }
   }
-  unsigned long long need = heap_bytes_ + kLine, most = 0;
-  NV_MPI(MPI_Allreduce(&need, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm_.comm));
-  heap_ = static_cast<char *>(nvshmem_malloc(most));  // collective; aligned
-  STF_CHECK(agree(comm_.comm, heap_ ? "" : "nvshmem_malloc(" + std::to_string(most) + ") failed"));
-  NV_CUDA(cudaMemset(heap_, 0, most));
-  NV_CUDA(cudaDeviceSynchronize());  // zero before any peer learns where to write
+  // My block, from the pool (local: nothing collective over all PEs).
+  const std::size_t at = heap_bytes_ ? g_pool.allocate(heap_bytes_) : 0;
+  STF_CHECK(agree(comm_.comm, at != SIZE_MAX ? ""
+                                             : "the NVSHMEM pool (" + std::to_string(g_pool.bytes() >> 20) +
+                                                   " MiB, -stf_nvshmem_pool_mib at start) has no " +
+                                                   std::to_string(heap_bytes_) + " B left for this SF"));
+  if (heap_bytes_) {
+    block_ = at;
+    owns_block_ = true;
+    NV_CUDA(cudaMemset(g_pool.base() + at, 0, heap_bytes_));
+    NV_CUDA(cudaDeviceSynchronize());  // zero before any peer learns where to write
+  }
+  char *const heap_ = g_pool.base();
+  for (int i = 0; i < kDirections; i++) {
+    for (MPI_Aint &o : ring_at[i]) o += static_cast<MPI_Aint>(at);
+    for (MPI_Aint &o : credit_at[i]) o += static_cast<MPI_Aint>(at);
+  }
   for (int i = 0; i < kDirections; i++) {
     for (std::size_t k = 0; k < recv_[i].size(); k++)
       recv_[i][k].mine = SlotRing::at(heap_ + ring_at[i][k], slots_, recv_[i][k].capacity);
@@ -249,8 +396,10 @@ int NvshmemTransport::init() {
     // Symmetric addresses: my heap_ + the peer's offset names the peer's copy.
     std::vector<MPI_Aint> theirs;
     STF_CHECK(exchange(comm_.transport_tag(tag_ring[i]), recv_[i], ring_at[i], send_[i], &theirs));
-    for (std::size_t k = 0; k < send_[i].size(); k++)
+    for (std::size_t k = 0; k < send_[i].size(); k++) {
       send_[i][k].theirs = SlotRing::at(heap_ + theirs[k], slots_, send_[i][k].capacity);
+      send_[i][k].direct = nvshmem_ptr(send_[i][k].theirs.regions, send_[i][k].pe) != nullptr;
+    }
     STF_CHECK(exchange(comm_.transport_tag(tag_credit[i]), send_[i], credit_at[i], recv_[i], &theirs));
     for (std::size_t k = 0; k < recv_[i].size(); k++)
       recv_[i][k].theirs = SlotRing::at(heap_ + theirs[k], slots_, recv_[i][k].capacity);
@@ -315,7 +464,16 @@ int NvshmemTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, co
     std::uint64_t &last = l.last_in_region[l.mine.slot(n)];
     if (last) nvshmemx_signal_wait_until_on_stream(l.mine.credit(n), NVSHMEM_CMP_GE, last, st);
     last = n + 1;
-    s->host_send |= on_host(send[k]);
+    const bool host = on_host(send[k]);
+    s->host_send |= host;
+    if (l.direct && !host) {
+      // Straight from the ops layer's device buffer: one stream step less
+      // (each costs microseconds). Blocking on the stream, so the buffer is
+      // free for whatever the stream runs next.
+      nvshmemx_putmem_signal_on_stream(l.theirs.region(n), send[k], bytes, l.theirs.signal(n), n + 1,
+                                       NVSHMEM_SIGNAL_SET, l.pe, st);
+      continue;
+    }
     NV_CUDA(cudaMemcpyAsync(l.mine.region(n), send[k], bytes, cudaMemcpyDefault, st));
     nvshmemx_putmem_signal_nbi_on_stream(l.theirs.region(n), l.mine.region(n), bytes, l.theirs.signal(n), n + 1,
                                          NVSHMEM_SIGNAL_SET, l.pe, st);
@@ -357,27 +515,39 @@ int NvshmemTransport::wait_send(Channel &c) {
 
 extern "C" int stf_nvshmem_plugin_abi() { return stf::kNvshmemPluginAbi; }
 
+namespace {
+// "" where this rank has a GPU, else why not.
+std::string no_gpu() {
+  int gpus = 0;
+  const cudaError_t e = cudaGetDeviceCount(&gpus);
+  if (e == cudaSuccess && gpus > 0) return "";
+  cudaGetLastError();
+  return std::string("no CUDA device (cudaGetDeviceCount: ") + (e ? cudaGetErrorString(e) : "0 devices") + ")";
+}
+}  // namespace
+
 // Checks, each agreed by all ranks before the next (creation is collective
 // and no rank may return while another goes on): a GPU, the cuda device
-// active, NVSHMEM up over all PEs, then the symmetric block.
+// active, NVSHMEM up with every rank a PE, then the SF's block of the pool.
 extern "C" int stf_nvshmem_make_transport(const stf::TransportContext &ctx, const stf::NvshmemPluginArgs &args,
                                           std::unique_ptr<stf::Transport> *out) {
   using namespace stf;
   g_args = args;
-  std::string why;
-  int gpus = 0;
-  const cudaError_t e = cudaGetDeviceCount(&gpus);
-  if (e != cudaSuccess || gpus == 0) {
-    why = std::string("no CUDA device (cudaGetDeviceCount: ") + (e ? cudaGetErrorString(e) : "0 devices") + ")";
-    cudaGetLastError();
-  } else if (!ctx.device.name || std::strcmp(ctx.device.name(), "cuda") != 0) {
+  std::string why = no_gpu();
+  if (why.empty() && (!ctx.device.name || std::strcmp(ctx.device.name(), "cuda") != 0))
     why = std::string("the active starforest device is '") + (ctx.device.name ? ctx.device.name() : "") +
           "', not cuda (stf_device_select(\"cuda\") or -stf_device cuda)";
-  }
   STF_CHECK(agree(ctx.comm.comm, why));
-  STF_CHECK(start_nvshmem(ctx.comm.comm));
+  STF_CHECK(ensure_nvshmem(ctx.comm.comm, args));
   auto t = std::make_unique<NvshmemTransport>(ctx, args);
   STF_CHECK(t->init());
   *out = std::move(t);
   return STF_SUCCESS;
+}
+
+extern "C" int stf_nvshmem_start(MPI_Comm comm, const stf::NvshmemPluginArgs &args) {
+  using namespace stf;
+  g_args = args;
+  STF_CHECK(agree(comm, no_gpu()));
+  return start_nvshmem(comm, args);
 }

@@ -19,20 +19,25 @@
 namespace stf {
 
 // Bumped whenever this header or transport.h changes what crosses the line.
-constexpr int kNvshmemPluginAbi = 1;
+constexpr int kNvshmemPluginAbi = 2;
 constexpr const char *kNvshmemPluginEntry = "stf_nvshmem_make_transport";
+constexpr const char *kNvshmemStartEntry = "stf_nvshmem_start";
 
 struct NvshmemPluginArgs {
   int abi = kNvshmemPluginAbi;
   int (*set_error)(int code, const char *fmt, ...) = nullptr;  // core/error.h's
   int slots = 4;            // -stf_nvshmem_slots
   std::size_t unit_bytes = 64;  // -stf_nvshmem_unit_bytes
+  std::size_t pool_bytes = std::size_t(256) << 20;  // -stf_nvshmem_pool_mib: the symmetric pool, taken at start
 };
 
 // The entry point: collective over ctx.comm; STF_ERR_UNSUPPORTED (agreed by
 // every rank) where this machine cannot run the transport.
 using NvshmemMake = int (*)(const TransportContext &ctx, const NvshmemPluginArgs &args,
                             std::unique_ptr<Transport> *out);
+// stf_nvshmem_init: NVSHMEM up over comm (collective over it), once per
+// process; agreed over comm.
+using NvshmemStart = int (*)(MPI_Comm comm, const NvshmemPluginArgs &args);
 
 // Creation is collective, and a rank may fail alone (no GPU, no plug-in):
 // every rank learns whether all succeeded and, if not, the lowest failing
