@@ -58,4 +58,11 @@ function(stf_add_nvshmem_plugin)
     INSTALL_RPATH "${nvshmem_lib_dir};${CUDAToolkit_LIBRARY_DIR}")
   add_dependencies(starforest starforest_nvshmem)  # built with the library, found beside it
   install(TARGETS starforest_nvshmem LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  if(STF_BUILD_BENCH)  # the transport's steps and the bare protocol, timed (a GPU benchmark)
+    add_executable(nvshmem_steps ${PROJECT_SOURCE_DIR}/bench/nvshmem_steps.cu)
+    target_link_libraries(nvshmem_steps PRIVATE stf_nvshmem_host CUDA::cudart MPI::MPI_C)
+    target_compile_definitions(nvshmem_steps PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+    set_target_properties(nvshmem_steps PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench
+      LINKER_LANGUAGE CXX BUILD_RPATH "${nvshmem_lib_dir}")
+  endif()
 endfunction()
