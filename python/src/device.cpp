@@ -94,6 +94,13 @@ std::pair<void *, size_t> host_bytes(nb::handle array, bool writable) {
 void bind_device(nb::module_ &m) {
   m.def("device_select", [](const std::string &name) { check(stf_device_select(name.c_str())); }, "name"_a,
         "Make 'host', 'emu' or 'cuda' the active device (not collective).");
+  m.def("nvshmem_init", [](nb::handle comm) {
+    const MPI_Comm c = to_comm(comm);
+    nb::gil_scoped_release unlocked;
+    check(stf_nvshmem_init(c));
+  }, "comm"_a,
+        "Start NVSHMEM for the nvshmem transport over every rank of comm (collective; once per process). "
+        "Without it the first nvshmem SF over all of MPI_COMM_WORLD starts it there.");
   m.def("device_name", [] {
     const char *name = nullptr;
     check(stf_device_get_name(&name));

@@ -28,6 +28,7 @@ from ._core import (  # noqa: F401
     error_name,
     layout_find_owners,
     memtype,
+    nvshmem_init,
     options_help,
     set_options,
 )

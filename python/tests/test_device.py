@@ -2,6 +2,7 @@
 emulated device (its memory is device memory to the library, so the device
 code paths run: kernels, library stream, statistics)."""
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -84,3 +85,12 @@ def test_device_select_refused_while_memory_lives(comm, emu):
         stf.device_select("host")
     assert e.value.code == stf.STF_ERR_STATE
     keep.free()
+
+
+def test_nvshmem_init_refused_without_gpu(comm):
+    # No GPU (CI), or a build without NVSHMEM: every rank gets the error.
+    if os.environ.get("STF_DEVICE") == "cuda":
+        pytest.skip("a GPU: NVSHMEM may start here")
+    with pytest.raises(stf.Error) as e:
+        stf.nvshmem_init(comm)
+    assert e.value.code == stf.STF_ERR_UNSUPPORTED
