@@ -55,7 +55,7 @@ void time_step(const char *name, cudaStream_t st, int iters, const std::function
     CK(cudaStreamSynchronize(st));
   }
   const double queued = (now_us() - t) / (rounds * 100.0);
-  std::printf("  %-44s %9.2f %9.2f\n", name, each, queued);
+  std::printf("  %-50s %9.2f %9.2f\n", name, each, queued);
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
   if (me == 0) {
     std::printf("# nvshmem_steps: %zu B, %d iterations; direct pointer to the peer: %s\n", bytes, iters,
                 direct ? "yes" : "no");
-    std::printf("  %-44s %9s %9s\n", "step (us)", "+sync", "queued");
+    std::printf("  %-50s %9s %9s\n", "step (us)", "+sync", "queued");
     std::uint64_t n = 0;
     time_step("stream synchronisation alone", st, iters, [] {});
     time_step("empty kernel", st, iters, [&] { empty_kernel<<<1, 1, 0, st>>>(); });
@@ -120,6 +120,9 @@ int main(int argc, char **argv) {
     });
     time_step("putmem_signal_nbi_on_stream (user source)", st, iters, [&] {
       nvshmemx_putmem_signal_nbi_on_stream(region, user, bytes, signal, 0, NVSHMEM_SIGNAL_SET, peer, st);
+    });
+    time_step("putmem_signal_on_stream (blocking, user source)", st, iters, [&] {
+      nvshmemx_putmem_signal_on_stream(region, user, bytes, signal, 0, NVSHMEM_SIGNAL_SET, peer, st);
     });
     time_step("signal_op_on_stream", st, iters,
               [&] { nvshmemx_signal_op_on_stream(signal, 0, NVSHMEM_SIGNAL_SET, peer, st); });
@@ -154,7 +157,7 @@ int main(int argc, char **argv) {
     CK(cudaStreamSynchronize(st));
   }
   const double one_way = (now_us() - t) / rounds / 2;
-  if (me == 0) std::printf("  %-44s %9.2f\n", "bare protocol ping-pong, one way", one_way);
+  if (me == 0) std::printf("  %-50s %9.2f\n", "bare protocol ping-pong, one way", one_way);
   nvshmem_barrier_all();
   nvshmem_free(region);
   cudaFree(user);

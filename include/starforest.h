@@ -350,7 +350,8 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              STF_ERR_UNSUPPORTED on every rank where it cannot run (a
  *              build without NVSHMEM, no GPU, the active device not "cuda",
  *              a rank that is not a PE, ranks sharing a GPU without CUDA
- *              MPS, NVSHMEM failing to start); see the README.
+ *              MPS or over 100 % of it, NVSHMEM failing to start, a full
+ *              pool); see the README.
  * Node-aware strategies (nodes: the ranks that share memory, or groups of
  * -stf_ranks_per_node K consecutive ranks). bcast and reduce (every unit
  * and op, host or device data) run in steps over SFs of their own; a root
@@ -584,13 +585,18 @@ int stf_device_select(const char *name);
 /* Name of the active device ("host", "emu" or "cuda"). */
 int stf_device_get_name(const char **name);
 /* Starts NVSHMEM, for the nvshmem transport, over every rank of comm
- * (collective over comm; once per process; the active device should be
- * "cuda"). Its symmetric pool takes -stf_nvshmem_pool_mib MiB (default
- * 256) of each GPU. Without this call the first nvshmem SF over all of
- * MPI_COMM_WORLD starts it there. STF_ERR_UNSUPPORTED on every rank of comm
- * where it cannot start: no NVSHMEM in this build, no GPU, already started,
- * or ranks of a node sharing a GPU without CUDA MPS (where NVSHMEM would
- * end the process). */
+ * (collective over comm; once per process; each rank's current CUDA
+ * device). Its symmetric pool takes -stf_nvshmem_pool_mib MiB (default
+ * 256, the same on every rank) of each GPU. Without this call the first
+ * nvshmem SF over all of MPI_COMM_WORLD starts it there. Errors, on every
+ * rank of comm: STF_ERR_ARG (MPI_COMM_NULL, an intercommunicator),
+ * STF_ERR_OPTION (a pool size out of range or differing between ranks),
+ * STF_ERR_UNSUPPORTED where it cannot start: no NVSHMEM in this build, no
+ * GPU, already started (by starforest or by the application), ranks of a
+ * node sharing a GPU without CUDA MPS or with MPS active thread
+ * percentages over 100 (where NVSHMEM would end the process), NVSHMEM
+ * failing to start, or the pool failing to allocate; after the last two,
+ * nvshmem cannot be used in this process. */
 int stf_nvshmem_init(MPI_Comm comm);
 /* Device memory of the active device (host memory on "host"). */
 int stf_device_malloc(size_t bytes, void **ptr);

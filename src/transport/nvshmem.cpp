@@ -127,15 +127,27 @@ int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transpor
 
 extern "C" int stf_nvshmem_init(MPI_Comm comm) try {
   using namespace stf;
+  int inter = 0;
   if (comm == MPI_COMM_NULL) return set_error(STF_ERR_ARG, "stf_nvshmem_init: MPI_COMM_NULL");
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return set_error(STF_ERR_ARG, "stf_nvshmem_init: an intercommunicator (give an intracommunicator)");
   const Plugin *p = nullptr;
   STF_CHECK(load_agreed(comm, "stf_nvshmem_init", STF_SUCCESS, &p));
-  const long pool = std::strtol(process_setting(nvshmem_pool_option).c_str(), nullptr, 10);
-  if (pool < nvshmem_pool_option.min || pool > nvshmem_pool_option.max)
-    return set_error(STF_ERR_OPTION, "stf_nvshmem_init: -stf_nvshmem_pool_mib %ld is outside 1..65536", pool);
-  return p->start(comm, plugin_args(4, 64, pool));
-} catch (...) {
-  return stf::set_error(STF_ERR_MEMORY, "stf_nvshmem_init: out of memory");
+  // The pool is symmetric: every rank must ask for the same size.
+  const std::string text = process_setting(nvshmem_pool_option);
+  char *end = nullptr;
+  const long pool = std::strtol(text.c_str(), &end, 10);
+  const bool valid = end && *end == '\0' && pool >= nvshmem_pool_option.min && pool <= nvshmem_pool_option.max;
+  long mine[2] = {valid ? pool : -1, valid ? -pool : 1}, all[2] = {0, 0};  // min and -max
+  MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_MIN, comm);
+  if (!valid) return set_error(STF_ERR_OPTION, "stf_nvshmem_init: -stf_nvshmem_pool_mib '%s' is not 1..65536", text.c_str());
+  if (all[0] < 0 || all[0] != -all[1])
+    return set_error(STF_ERR_OPTION, "stf_nvshmem_init: -stf_nvshmem_pool_mib differs between ranks (%ld here)", pool);
+  NvshmemPluginArgs args;
+  args.set_error = set_error;
+  args.pool_bytes = static_cast<std::size_t>(pool) << 20;
+  return p->start(comm, args);
 }
+STF_API_CATCH
 
 #endif

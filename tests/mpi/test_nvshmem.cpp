@@ -8,7 +8,8 @@
 // (refused before NVSHMEM is called; STF_TEST_NVSHMEM_MPS=0 says the run
 // expects that); then SFs on sub-communicators and MPI_COMM_SELF move
 // device data, are destroyed in rank-dependent order, and their blocks of
-// the pool are reused.
+// the pool are reused; an SF larger than the pool is refused, naming the
+// option.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -54,7 +55,8 @@ void refused(Checker &ck, int me, int size, const char *want) {
 
 // Leaf i of every rank of comm reads root i of the next rank of comm, on
 // the GPU; checks the values; returns the set-up's code.
-int device_ring(Checker &ck, MPI_Comm comm, const char *what, int want_setup, stf_sf *keep = nullptr) {
+int device_ring(Checker &ck, MPI_Comm comm, const char *what, int want_setup, stf_sf *keep = nullptr,
+                const char *options = nullptr) {
   int me = 0, size = 1;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &size);
@@ -66,6 +68,7 @@ int device_ring(Checker &ck, MPI_Comm comm, const char *what, int want_setup, st
   for (int i = 0; i < n; i++) remote[i] = {(me + 1) % size, i};
   ck.code(stf_set_graph(sf, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS, "graph");
   ck.code(stf_set_type(sf, "nvshmem"), STF_SUCCESS, "stf_set_type nvshmem");
+  if (options) ck.code(stf_set_sf_options(sf, options), STF_SUCCESS, "stf_set_sf_options");
   const int rc = stf_setup(sf);
   ck.code(rc, want_setup, "stf_setup under nvshmem");
   if (rc == STF_SUCCESS) {
@@ -116,6 +119,14 @@ void on_gpu(Checker &ck, int me, int size) {
   stf_destroy(&first);
   stf_destroy(&second);
   for (int k = 0; k < 3; k++) device_ring(ck, MPI_COMM_WORLD, "MPI_COMM_WORLD again, blocks reused", STF_SUCCESS);
+  // Regions of 16 units x 64 KiB x 64 slots, 4 rings: over the default pool.
+  if (size > 1) {
+    device_ring(ck, MPI_COMM_WORLD, "more than the pool holds", STF_ERR_UNSUPPORTED, nullptr,
+                "-stf_nvshmem_unit_bytes 65536 -stf_nvshmem_slots 64");
+    ck.check(std::string(stf_last_error_message()).find("-stf_nvshmem_pool_mib") != std::string::npos,
+             "message: %s", stf_last_error_message());
+    device_ring(ck, MPI_COMM_WORLD, "after a refusal for the pool", STF_SUCCESS);
+  }
   MPI_Comm_free(&half);
 }
 

@@ -24,13 +24,19 @@
 //   once, by MPI.
 // - Message n of a direction (every rank numbers an SF's operations alike)
 //   goes in region n % S with signal n + 1. Sender, on the stream: wait
-//   until credit >= the region's previous message + 1, copy into the outbox,
-//   nvshmemx_putmem_signal_nbi_on_stream (SIGNAL_SET n + 1). Receiver, in
+//   until credit >= the region's previous message + 1, then where the
+//   peer's memory is reachable (nvshmem_ptr) and the data on the device,
+//   nvshmemx_putmem_signal_on_stream straight from it (blocking on the
+//   stream: the buffer is free for what the stream runs next); else copy
+//   into the outbox and put from there, nbi (SIGNAL_SET n + 1). Receiver, in
 //   wait_recv, on the stream: wait until signal == n + 1, copy the region
 //   into the ops layer's buffer (which then unpacks it on the stream),
 //   return the credit n + 1 with nvshmemx_signal_op_on_stream.
 // - The copies: the ops layer lends only host memory (Transport::lends), so
-//   messages are copied once more on each side than in putsignal.
+//   the receiver copies each message out of its region (where the data is
+//   contiguous and REPLACE, that copy is the unpack).
+// - Destroying an SF waits until its messages are taken and its credits
+//   returned (drain) before its block returns to the pool.
 // - Waits on a stream cannot yield to other work, so an operation of a
 //   direction may begin only once the one S before it has ended on this
 //   rank (else STF_ERR_UNSUPPORTED): then every stream wait is for an
@@ -46,7 +52,6 @@
 #include <nvshmem_host.h>  // the host API alone, without the device headers
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <cstdint>
 #include <map>
@@ -69,6 +74,7 @@ constexpr int tag_credit[kDirections] = {2, 3};  // set-up: where my credits lie
 
 NvshmemPluginArgs g_args;     // from libstarforest, for errors
 bool g_finalized = false;     // NVSHMEM stopped (MPI_Finalize)
+std::string g_broken;         // why NVSHMEM cannot be used here after a failed start
 int unsupported(const std::string &why) {
   return g_args.set_error(STF_ERR_UNSUPPORTED, "-stf_type nvshmem: %s", why.c_str());
 }
@@ -86,11 +92,15 @@ int cuda_failed(cudaError_t e, const char *call) {
       return g_args.set_error(STF_ERR_MPI, "nvshmem transport: %s failed", #call);          \
   } while (0)
 
-// Agreed failure: every rank returns the lowest failing rank's reason.
-int agree(MPI_Comm comm, const std::string &reason) {
+// Agreed failure: every rank returns the lowest failing rank's reason
+// (kept in *agreed where asked).
+int agree(MPI_Comm comm, const std::string &reason, std::string *agreed = nullptr) {
   std::string theirs;
   const int rank = lowest_failure(comm, reason, &theirs);
-  return rank < 0 ? STF_SUCCESS : unsupported("rank " + std::to_string(rank) + ": " + theirs);
+  if (rank < 0) return STF_SUCCESS;
+  const std::string text = "rank " + std::to_string(rank) + ": " + theirs;
+  if (agreed) *agreed = text;
+  return unsupported(text);
 }
 
 bool on_host(const void *p) {
@@ -110,8 +120,8 @@ int finalize_nvshmem(MPI_Comm, int, void *, void *) {
 }
 
 // The symmetric pool: one nvshmem_malloc at start (collective over all PEs),
-// from which each SF's transport takes its block locally. Blocks sit at the
-// same offsets nowhere in particular: ranks tell each other where theirs
+// from which each SF's transport takes its block locally, so a block's
+// offset differs from rank to rank: ranks tell each other where theirs
 // are, and my base + a peer's offset names the peer's copy (the base is
 // symmetric). So SFs on any communicator of PEs are set up and destroyed
 // in any order, without a collective over all PEs.
@@ -161,28 +171,28 @@ Pool g_pool;
 // NVSHMEM would end the process at its first stream call (not return an
 // error) where ranks of a node share a GPU in what it calls limited MPG:
 // without CUDA MPS, or with MPS and the ranks' active thread percentages
-// (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, 100 unset) adding up to more than 100
-// unless NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is set. Compare
-// the GPUs' UUIDs across the node and ask the driver whether contexts go
-// through MPS. "" where NVSHMEM can start, else why not.
+// adding up to more than 100 (unless
+// NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is set). Compare the
+// GPUs' UUIDs across the node and ask the driver whether contexts go
+// through MPS; add up CUDA_MPS_ACTIVE_THREAD_PERCENTAGE where every sharing
+// rank sets it (unset, NVSHMEM asks the MPS server: start_nvshmem checks
+// NVSHMEM's own verdict after its start). Collective over comm on every
+// path. "" where NVSHMEM may start, else why not.
 std::string limited_mpg(MPI_Comm comm) {
   struct Gpu {
     unsigned char uuid[16];
-    int mps, percent;
+    int known, mps;
+    double percent;  // -1: unset
   } mine{};
   int dev = 0;
   cudaDeviceProp prop{};
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
-    cudaGetLastError();
-    return "cannot query the CUDA device";
-  }
-  std::memcpy(mine.uuid, &prop.uuid, sizeof mine.uuid);
-  if (cudaDeviceGetAttribute(&mine.mps, cudaDevAttrMpsEnabled, dev) != cudaSuccess) {
-    cudaGetLastError();  // a driver that does not know the attribute: no MPS
-    mine.mps = 0;
-  }
+  mine.known = cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
+  if (mine.known) std::memcpy(mine.uuid, &prop.uuid, sizeof mine.uuid);
+  if (!mine.known || cudaDeviceGetAttribute(&mine.mps, cudaDevAttrMpsEnabled, dev) != cudaSuccess)
+    mine.mps = 0;  // a driver that does not know the attribute: no MPS
+  cudaGetLastError();
   const char *pct = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-  mine.percent = pct && *pct ? std::atoi(pct) : 100;
+  mine.percent = pct && *pct ? std::strtod(pct, nullptr) : -1;
   const char *ignore = std::getenv("NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
   const bool any_percent = ignore && *ignore && std::strchr("1yYtT", *ignore);
   MPI_Comm node = MPI_COMM_NULL;
@@ -193,38 +203,51 @@ std::string limited_mpg(MPI_Comm comm) {
   std::vector<Gpu> all(size);
   MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, node);
   MPI_Comm_free(&node);
-  int sharing = 0, percent = 0;
-  bool mps = true;
+  if (!mine.known) return "cannot query the CUDA device";
+  int sharing = 0;
+  double percent = 0;
+  bool mps = true, all_set = true;
   for (const Gpu &g : all)
-    if (std::memcmp(g.uuid, mine.uuid, sizeof mine.uuid) == 0) {
+    if (g.known && std::memcmp(g.uuid, mine.uuid, sizeof mine.uuid) == 0) {
       sharing++;
       percent += g.percent;
       mps &= g.mps != 0;
+      all_set &= g.percent >= 0;
     }
   const std::string gpu = std::to_string(sharing) + " ranks of this node share GPU " + std::to_string(dev) + " (" +
                           prop.name + ")";
   if (sharing > 1 && !mps)
     return gpu + " and CUDA MPS is not active: NVSHMEM would end the process (start MPS with nvidia-cuda-mps-control "
                  "-d, or give each rank its own GPU)";
-  if (sharing > 1 && percent > 100 && !any_percent)
+  if (sharing > 1 && all_set && percent > 100 && !any_percent)
     return gpu + " under MPS with active thread percentages adding up to " + std::to_string(percent) +
            " (over 100): NVSHMEM would end the process (set CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to at most " +
            std::to_string(100 / sharing) + ", or NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1)";
   return "";
 }
 
-// NVSHMEM up over every rank of comm (collective over comm), then the pool.
+// Why this process cannot start NVSHMEM now ("" if it can).
+std::string cannot_start() {
+  if (g_finalized) return "NVSHMEM was stopped (MPI is finalizing)";
+  if (!g_broken.empty()) return g_broken;
+  if (g_pool.ready() || nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED)
+    return "NVSHMEM is already started in this process (once per process; by starforest or by the application)";
+  return "";
+}
+
+// NVSHMEM up over every rank of comm (collective over comm, every call of
+// which every rank makes), then the pool. A start that fails after NVSHMEM
+// has begun leaves it unusable in this process (g_broken says why).
 int start_nvshmem(MPI_Comm comm, const NvshmemPluginArgs &args) {
-  std::string why;
+  STF_CHECK(agree(comm, cannot_start()));
+  STF_CHECK(agree(comm, limited_mpg(comm)));
   static MPI_Comm boot = MPI_COMM_NULL;  // NVSHMEM's bootstrap may keep the pointer
-  if (g_finalized) why = "NVSHMEM was stopped (MPI is finalizing)";
-  else if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED || g_pool.ready())
-    why = "NVSHMEM is already started in this process (once per process)";
-  else why = limited_mpg(comm);
-  STF_CHECK(agree(comm, why));
   MPI_Comm_dup(comm, &boot);
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-  // Not nvshmemx_init_attr: it exits the process when NVSHMEM fails.
+  std::string why;
+  // Not nvshmemx_init_attr: it exits the process when NVSHMEM fails. And
+  // NVSHMEM may return 0 with a start it could not finish, or in limited
+  // MPG mode: its status says which.
   if (nvshmemx_set_attr_mpi_comm_args(&boot, &attr) != 0 ||
       nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
     why = "the NVSHMEM runtime could not be initialised (NVSHMEM_DEBUG=INFO says why)";
@@ -232,15 +255,30 @@ int start_nvshmem(MPI_Comm comm, const NvshmemPluginArgs &args) {
     int key = MPI_KEYVAL_INVALID;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_nvshmem, &key, nullptr);
     MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+    const int status = nvshmemx_init_status();
+    if (status == NVSHMEM_STATUS_LIMITED_MPG)
+      why = "NVSHMEM started in its limited multi-process-per-GPU mode, where it ends the process at its first "
+            "stream call (the ranks sharing a GPU need CUDA MPS with active thread percentages adding up to at "
+            "most 100)";
+    else if (status != NVSHMEM_STATUS_IS_INITIALIZED && status != NVSHMEM_STATUS_FULL_MPG)
+      why = "the NVSHMEM runtime did not finish its start (status " + std::to_string(status) +
+            "; NVSHMEM_DEBUG=INFO says why)";
   }
-  STF_CHECK(agree(comm, why));
+  if (const int rc = agree(comm, why, &g_broken)) {
+    g_broken = "NVSHMEM cannot be used in this process after a failed start (" + g_broken + ")";
+    return rc;  // boot stays: NVSHMEM may have kept it
+  }
   char *base = static_cast<char *>(nvshmem_malloc(args.pool_bytes));  // collective over all PEs: comm
   if (base && (cudaMemset(base, 0, args.pool_bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)) {
     cudaGetLastError();
     base = nullptr;
   }
-  STF_CHECK(agree(comm, base ? "" : "nvshmem_malloc of the pool (" + std::to_string(args.pool_bytes >> 20) +
-                                        " MiB, -stf_nvshmem_pool_mib) failed"));
+  if (const int rc = agree(comm, base ? "" : "nvshmem_malloc of the pool (" + std::to_string(args.pool_bytes >> 20) +
+                                                 " MiB, -stf_nvshmem_pool_mib) failed")) {
+    g_broken = "NVSHMEM started, but its pool could not be allocated (-stf_nvshmem_pool_mib " +
+               std::to_string(args.pool_bytes >> 20) + "): nvshmem cannot be used in this process";
+    return rc;
+  }
   g_pool.take(base, args.pool_bytes);
   return STF_SUCCESS;
 }
@@ -250,11 +288,11 @@ int start_nvshmem(MPI_Comm comm, const NvshmemPluginArgs &args) {
 int ensure_nvshmem(MPI_Comm comm, const NvshmemPluginArgs &args) {
   int whole = MPI_UNEQUAL;
   MPI_Comm_compare(comm, MPI_COMM_WORLD, &whole);
-  int started = g_pool.ready() ? 1 : 0, all = 0, any = 0;
-  MPI_Allreduce(&started, &all, 1, MPI_INT, MPI_MIN, comm);
-  MPI_Allreduce(&started, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (!any && (whole == MPI_IDENT || whole == MPI_CONGRUENT)) return start_nvshmem(comm, args);
-  if (all) return STF_SUCCESS;
+  const int started = g_pool.ready() ? 1 : 0;
+  int counts[2] = {started, 1 - started}, sums[2] = {0, 0};  // ranks started, ranks not
+  MPI_Allreduce(counts, sums, 2, MPI_INT, MPI_SUM, comm);
+  if (!sums[0] && (whole == MPI_IDENT || whole == MPI_CONGRUENT)) return start_nvshmem(comm, args);
+  if (!sums[1]) return STF_SUCCESS;
   return agree(comm, started ? ""
                              : "this rank is not an NVSHMEM PE: NVSHMEM starts with the first nvshmem SF over all of "
                                "MPI_COMM_WORLD, or with stf_nvshmem_init(comm) over every rank that will use it");
@@ -286,7 +324,9 @@ class NvshmemTransport final : public TransportDefaults {
   NvshmemTransport(const TransportContext &ctx, const NvshmemPluginArgs &a)
       : comm_(ctx.comm), plan_(ctx.plan), device_(ctx.device), slots_(a.slots), unit_capacity_(a.unit_bytes) {}
   ~NvshmemTransport() override {
-    if (owns_block_ && !g_finalized) g_pool.release(block_, heap_bytes_);  // local
+    if (!owns_block_ || g_finalized) return;
+    drain();
+    g_pool.release(block_, heap_bytes_);  // local
   }
   int init();
 
@@ -331,6 +371,22 @@ class NvshmemTransport final : public TransportDefaults {
  private:
   cudaStream_t stream() const { return static_cast<cudaStream_t>(device_.stream ? device_.stream() : nullptr); }
   int start(Channel &c, Direction d, std::size_t ub, NvChannel **out);
+  // Before the block goes back to the pool (another SF may take it): every
+  // credit for this rank's messages has come (their receivers have copied
+  // them out), its puts are delivered, and its stream has taken every
+  // message sent to it and returned every credit; so no peer writes into
+  // the block again. Waits for peers whose streams lag; a peer that never
+  // ends its operations makes it wait for ever.
+  void drain() {
+    const cudaStream_t st = stream();
+    for (auto &links : send_)
+      for (const Link &l : links)
+        for (int r = 0; r < slots_; r++)
+          if (l.last_in_region[r])
+            nvshmemx_signal_wait_until_on_stream(l.mine.credit(r), NVSHMEM_CMP_GE, l.last_in_region[r], st);
+    nvshmemx_quiet_on_stream(st);
+    cudaStreamSynchronize(st);
+  }
   int check_fits(const std::vector<Link> &links, std::size_t ub) const;
   int exchange(int tag, const std::vector<Link> &to, const std::vector<MPI_Aint> &values,
                const std::vector<Link> &from, std::vector<MPI_Aint> *got);
@@ -353,6 +409,13 @@ int NvshmemTransport::init() {
   std::vector<int> pe_of(comm_.size);  // the SF's ranks as PEs (any communicator of PEs)
   const int me = nvshmem_my_pe();
   NV_MPI(MPI_Allgather(&me, 1, MPI_INT, pe_of.data(), 1, MPI_INT, comm_.comm));
+  // Ranks of two NVSHMEM jobs (stf_nvshmem_init on disjoint communicators)
+  // share PE numbers; every rank sees the same list, so decides alike.
+  std::vector<int> sorted = pe_of;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return unsupported("the SF's ranks are PEs of different NVSHMEM starts (stf_nvshmem_init on other "
+                       "communicators): one start must hold them all");
   // My block: per direction the receive rings, then the outboxes.
   std::vector<MPI_Aint> ring_at[kDirections], credit_at[kDirections];
   for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root}) {
@@ -371,38 +434,41 @@ int NvshmemTransport::init() {
         links->push_back(l);
       }
   }
-  // My block, from the pool (local: nothing collective over all PEs).
+  // My block, from the pool (local: nothing collective over all PEs),
+  // zeroed before any peer learns where to write.
   const std::size_t at = heap_bytes_ ? g_pool.allocate(heap_bytes_) : 0;
-  STF_CHECK(agree(comm_.comm, at != SIZE_MAX ? ""
-                                             : "the NVSHMEM pool (" + std::to_string(g_pool.bytes() >> 20) +
-                                                   " MiB, -stf_nvshmem_pool_mib at start) has no " +
-                                                   std::to_string(heap_bytes_) + " B left for this SF"));
-  if (heap_bytes_) {
+  std::string why;
+  if (at == SIZE_MAX) {
+    why = "the NVSHMEM pool (" + std::to_string(g_pool.bytes() >> 20) + " MiB, -stf_nvshmem_pool_mib at start) has no " +
+          std::to_string(heap_bytes_) + " B left for this SF";
+  } else if (heap_bytes_) {
     block_ = at;
     owns_block_ = true;
-    NV_CUDA(cudaMemset(g_pool.base() + at, 0, heap_bytes_));
-    NV_CUDA(cudaDeviceSynchronize());  // zero before any peer learns where to write
+    const cudaError_t e = cudaMemset(g_pool.base() + at, 0, heap_bytes_);
+    const cudaError_t e2 = e == cudaSuccess ? cudaDeviceSynchronize() : e;
+    if (e2 != cudaSuccess) why = std::string("zeroing its block: ") + cudaGetErrorString(e2);
   }
-  char *const heap_ = g_pool.base();
+  STF_CHECK(agree(comm_.comm, why));
+  char *const base = g_pool.base();
   for (int i = 0; i < kDirections; i++) {
     for (MPI_Aint &o : ring_at[i]) o += static_cast<MPI_Aint>(at);
     for (MPI_Aint &o : credit_at[i]) o += static_cast<MPI_Aint>(at);
   }
   for (int i = 0; i < kDirections; i++) {
     for (std::size_t k = 0; k < recv_[i].size(); k++)
-      recv_[i][k].mine = SlotRing::at(heap_ + ring_at[i][k], slots_, recv_[i][k].capacity);
+      recv_[i][k].mine = SlotRing::at(base + ring_at[i][k], slots_, recv_[i][k].capacity);
     for (std::size_t k = 0; k < send_[i].size(); k++)
-      send_[i][k].mine = SlotRing::at(heap_ + credit_at[i][k], slots_, send_[i][k].capacity);
-    // Symmetric addresses: my heap_ + the peer's offset names the peer's copy.
+      send_[i][k].mine = SlotRing::at(base + credit_at[i][k], slots_, send_[i][k].capacity);
+    // Symmetric addresses: my pool base + the peer's offset names the peer's copy.
     std::vector<MPI_Aint> theirs;
     STF_CHECK(exchange(comm_.transport_tag(tag_ring[i]), recv_[i], ring_at[i], send_[i], &theirs));
     for (std::size_t k = 0; k < send_[i].size(); k++) {
-      send_[i][k].theirs = SlotRing::at(heap_ + theirs[k], slots_, send_[i][k].capacity);
+      send_[i][k].theirs = SlotRing::at(base + theirs[k], slots_, send_[i][k].capacity);
       send_[i][k].direct = nvshmem_ptr(send_[i][k].theirs.regions, send_[i][k].pe) != nullptr;
     }
     STF_CHECK(exchange(comm_.transport_tag(tag_credit[i]), send_[i], credit_at[i], recv_[i], &theirs));
     for (std::size_t k = 0; k < recv_[i].size(); k++)
-      recv_[i][k].theirs = SlotRing::at(heap_ + theirs[k], slots_, recv_[i][k].capacity);
+      recv_[i][k].theirs = SlotRing::at(base + theirs[k], slots_, recv_[i][k].capacity);
   }
   return STF_SUCCESS;
 }
