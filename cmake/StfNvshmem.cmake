@@ -43,7 +43,8 @@ function(stf_add_nvshmem_plugin)
   add_library(stf_nvshmem_host SHARED IMPORTED)
   set_target_properties(stf_nvshmem_host PROPERTIES IMPORTED_LOCATION ${STF_NVSHMEM_HOST_LIBRARY}
     IMPORTED_SONAME libnvshmem_host.so.3 INTERFACE_INCLUDE_DIRECTORIES ${STF_NVSHMEM_INCLUDE_DIR})
-  add_library(starforest_nvshmem MODULE ${PROJECT_SOURCE_DIR}/src/transport/nvshmem/nvshmem_putsignal.cu)
+  add_library(starforest_nvshmem MODULE ${PROJECT_SOURCE_DIR}/src/transport/nvshmem/nvshmem_putsignal.cu
+    ${PROJECT_SOURCE_DIR}/src/transport/nvshmem/runtime.cu)
   stf_layer_include_dir(transport dir)
   target_include_directories(starforest_nvshmem PRIVATE ${dir} ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(starforest_nvshmem PRIVATE stf_nvshmem_host CUDA::cudart MPI::MPI_C)
