@@ -101,19 +101,6 @@ const OptionSpec ranks_per_node_spec = {
       return static_cast<int>(STF_SUCCESS);
     }};
 
-// A whole number in [spec.min, spec.max], and one of spec.values where they are a list.
-int parse_number(const OptionSpec &spec, const std::string &v, long *out) {
-  char *end = nullptr;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end || x < spec.min || x > spec.max)
-    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", spec.name, spec.min,
-                     spec.max, v.c_str());
-  if (std::strchr(spec.values, '|') && !one_of(spec.values, v))
-    return set_error(STF_ERR_OPTION, "-%s '%s' unknown (%s)", spec.name, v.c_str(), spec.values);
-  *out = x;
-  return STF_SUCCESS;
-}
-
 const OptionSpec *spec_named(const OptionSpecs &specs, const std::string &name) {
   for (const OptionSpec *s : specs)
     if (name == s->name) return s;
@@ -176,6 +163,18 @@ std::string global_copy() {
 }
 
 }  // namespace
+
+int parse_number(const OptionSpec &spec, const std::string &v, long *out) {
+  char *end = nullptr;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || x < spec.min || x > spec.max)
+    return set_error(STF_ERR_OPTION, "-%s expects a whole number from %ld to %ld, got '%s'", spec.name, spec.min,
+                     spec.max, v.c_str());
+  if (std::strchr(spec.values, '|') && !one_of(spec.values, v))
+    return set_error(STF_ERR_OPTION, "-%s '%s' unknown (%s)", spec.name, v.c_str(), spec.values);
+  *out = x;
+  return STF_SUCCESS;
+}
 
 bool starts_option(const std::string &word) {
   return word.size() >= 2 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1]));

@@ -63,6 +63,9 @@ struct Options {
 
 // Whether spec takes a whole number (min <= max).
 inline bool is_number(const OptionSpec &spec) { return spec.min <= spec.max; }
+// A whole number in [spec.min, spec.max], and one of spec.values where they
+// are a list; STF_ERR_OPTION with a message otherwise.
+int parse_number(const OptionSpec &spec, const std::string &v, long *out);
 
 // The options of the layers below the transports: discovery, validation,
 // index analysis, device data paths.

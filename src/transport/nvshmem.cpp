@@ -134,16 +134,14 @@ extern "C" int stf_nvshmem_init(MPI_Comm comm) try {
   const Plugin *p = nullptr;
   STF_CHECK(load_agreed(comm, "stf_nvshmem_init", STF_SUCCESS, &p));
   // The pool is symmetric: every rank must ask for the same size.
-  const std::string text = process_setting(nvshmem_pool_option);
-  char *end = nullptr;
-  const long pool = std::strtol(text.c_str(), &end, 10);
-  const bool valid = end && *end == '\0' && pool >= nvshmem_pool_option.min && pool <= nvshmem_pool_option.max;
-  long mine[2] = {valid ? pool : -1, valid ? -pool : 1}, all[2] = {0, 0};  // min and -max
+  long pool = 0;
+  const int bad = parse_number(nvshmem_pool_option, process_setting(nvshmem_pool_option), &pool);
+  long mine[2] = {bad ? -1 : pool, bad ? 1 : -pool}, all[2] = {0, 0};  // min and -max
   MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_MIN, comm);
-  if (!valid) return set_error(STF_ERR_OPTION, "stf_nvshmem_init: -stf_nvshmem_pool_mib '%s' is not 1..65536", text.c_str());
+  if (bad) return bad;
   if (all[0] < 0 || all[0] != -all[1])
     return set_error(STF_ERR_OPTION, "stf_nvshmem_init: -stf_nvshmem_pool_mib differs between ranks (%ld here)", pool);
-  NvshmemPluginArgs args;
+  NvshmemPluginArgs args;  // slots and unit bytes: not used by the start
   args.set_error = set_error;
   args.pool_bytes = static_cast<std::size_t>(pool) << 20;
   return p->start(comm, args);
