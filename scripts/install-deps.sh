@@ -5,7 +5,8 @@
 # gfortran: make test, make demo and CI ask for it). --mpich adds MPICH (Hydra),
 # which installs beside Open MPI (mpicc.mpich, mpiexec.mpich), for a second
 # build directory and the cluster runs with `scripts/cluster run --mpi mpich`;
-# --fuzz adds clang and its libFuzzer runtime (make test-fuzz); other
+# --fuzz adds clang and its libFuzzer runtime (make test-fuzz); --smpi
+# SimGrid (smpicc, smpicxx, smpirun: make smpi); other
 # arguments are more Debian packages (scripts/python-env's).
 # With --dev where a CUDA toolkit is (nvcc), also NVSHMEM's pip wheel (257
 # MB), into .deps/nvshmem of this checkout (pip --target: not into any
@@ -24,6 +25,7 @@ for a in "$@"; do
       if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then want_nvshmem=1; fi ;;
     --mpich) packages+=(mpich libmpich-dev) ;;
     --fuzz) packages+=(clang libclang-rt-dev) ;;  # libclang-rt-dev: the default clang's libFuzzer
+    --smpi) packages+=(libsimgrid-dev) ;;
     *) packages+=("$a") ;;
   esac
 done

@@ -79,6 +79,13 @@ class BasicTransport : public TransportDefaults {
   }
 
  private:
+#if defined(STF_SMPI)
+  // SimGrid 3.32's SMPI loses the message of a restarted persistent send:
+  // there each operation makes its sends afresh.
+  static constexpr bool kFreshSends = true;
+#else
+  static constexpr bool kFreshSends = false;
+#endif
   // Inlined into both callers: it is most of the cost of a small operation.
   __attribute__((always_inline)) int post(const Messages &peers, std::vector<BasicChannel::Cached> *cache,
                                           std::vector<MPI_Request> *active, int tag, std::size_t unit_bytes,
@@ -88,7 +95,8 @@ class BasicTransport : public TransportDefaults {
     for (int k = 0; k < peers.count(); k++) {
       std::size_t bytes = static_cast<std::size_t>(peers.size(k)) * unit_bytes;
       BasicChannel::Cached &c = (*cache)[k];
-      if (c.req == MPI_REQUEST_NULL || c.buf != bufs[k] || c.bytes != bytes || c.tag != tag) {
+      if (c.req == MPI_REQUEST_NULL || c.buf != bufs[k] || c.bytes != bytes || c.tag != tag ||
+          (kFreshSends && send)) {
         if (c.req != MPI_REQUEST_NULL) STF_MPI(MPI_Request_free(&c.req));
         c = BasicChannel::Cached();
         if (send)

@@ -55,7 +55,8 @@ int put_bytes(const void *buf, std::size_t bytes, int rank, MPI_Aint disp, MPI_W
 
 // The size of a message received with `type`: MPI_BYTE, or for a
 // recv_init_bytes the derived type of its ByteCount.
-inline int received_bytes(const MPI_Status &status, MPI_Datatype type, long long *bytes) {
+inline int received_bytes(const MPI_Status &status_in, MPI_Datatype type, long long *bytes) {
+  MPI_Status status = status_in;  // SMPI's MPI_Get_elements_x takes a non-const status
   if (type != MPI_BYTE) {  // a derived type: count its bytes, not its whole types
     MPI_Count n = 0;
     STF_MPI(MPI_Get_elements_x(&status, type, &n));

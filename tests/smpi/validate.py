@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""A generated platform gives the profile's model back (ctest smpi_platform).
+
+  validate.py PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]
+
+writes a platform of 2 nodes of 4 ranks from the profile (scripts/platform;
+with NODE_RATE_TIMES, the profile's node injection limit set to that many
+times one rank's large-message rate, so that the limit binds at some pair
+count), runs NETCHECK (tests/smpi/netcheck.c) on it and compares:
+- each one-way time, per locality and size, with alpha + beta * bytes of
+  the profile's segment for that size;
+- the rate of k concurrent pairs between the nodes with min(k * one pair's
+  rate, the node's limit).
+Fails when any is more than 10 % off.
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def postal(segs, nbytes):
+    seg = [s for s in segs if s["from_bytes"] <= nbytes][-1]
+    return seg["alpha"] + seg["beta"] * nbytes
+
+
+def main(profile_path, netcheck, out, node_rate_times=None):
+    with open(profile_path) as f:
+        profile = json.load(f)
+    same = profile["postal"]["same_node"]["segments"]
+    other = profile["postal"]["other_node"]["segments"]
+    one_rank = 1.0 / other[-1]["beta"]
+    node_rate = max(profile["maxrate"]["node_rate"], one_rank)
+    if node_rate_times is not None:
+        node_rate = float(node_rate_times) * one_rank
+        profile["maxrate"]["node_rate"] = node_rate
+        os.makedirs(out, exist_ok=True)
+        profile_path = os.path.join(out, "profile.json")
+        with open(profile_path, "w") as f:
+            json.dump(profile, f)
+    subprocess.run([os.path.join(ROOT, "scripts", "platform"), profile_path, "2", "4", out], check=True)
+    run = subprocess.run([os.path.join(ROOT, "scripts", "smpirun"), out, "8", netcheck],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        sys.exit(f"validate: the simulation failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
+    rows = []
+    for line in run.stdout.splitlines():
+        w = line.split()
+        if w and w[0] == "pingpong":
+            nbytes = int(w[1])
+            rows.append((f"same_node  {nbytes:9d} B", float(w[2]) * 1e6, postal(same, nbytes) * 1e6, "us"))
+            rows.append((f"other_node {nbytes:9d} B", float(w[3]) * 1e6, postal(other, nbytes) * 1e6, "us"))
+        elif w and w[0] == "pairs":
+            k, nbytes = int(w[1]), int(w[2])
+            pair = nbytes / postal(other, nbytes)
+            rows.append((f"{k} pairs    {nbytes:9d} B", float(w[3]) / 1e9, min(k * pair, node_rate) / 1e9, "GB/s"))
+    bad = 0
+    for what, got, want, unit in rows:
+        err = got / want - 1
+        ok = abs(err) <= 0.10
+        bad += not ok
+        print(f"{what}  simulated {got:10.3f} {unit:4}  profile {want:10.3f} {unit:4}  {err * 100:+6.1f} %  "
+              f"{'ok' if ok else 'FAIL'}")
+    if len(rows) < 20:
+        sys.exit(f"validate: only {len(rows)} figures to compare:\n{run.stdout}")
+    print(f"validate: {len(rows) - bad}/{len(rows)} within 10 %")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: validate.py PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]")
+    main(*sys.argv[1:])
