@@ -1,5 +1,6 @@
 #include "core/topology.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -49,6 +50,16 @@ int describe(MPI_Comm comm, MPI_Comm node_comm, Topology *t, std::vector<int> *a
   return STF_SUCCESS;
 }
 
+// Whether the node communicator numbers each node's ranks in rank order
+// (its key), as describe found them; `count` is scratch of one entry per
+// rank. The same answer on every rank: `all` is allgathered.
+bool ranks_in_order(int size, const std::vector<int> &all, std::vector<int> *count) {
+  std::fill(count->begin(), count->end(), 0);
+  for (int r = 0; r < size; r++)
+    if (all[2 * r + 1] != (*count)[all[2 * r]]++) return false;
+  return true;
+}
+
 // Collective. A rank that cannot allocate the topology (out of memory)
 // still takes part in one allreduce before the others split the
 // communicator, and every rank fails.
@@ -77,6 +88,19 @@ int make(MPI_Comm comm, int k, int earlier, std::unique_ptr<Topology> *out) {
   else STF_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &t->node_comm));
   MPI_Comm_set_errhandler(t->node_comm, MPI_ERRORS_RETURN);
   STF_CHECK(describe(comm, t->node_comm, t.get(), &all, &node_of_leader, &next));
+  if (!ranks_in_order(size, all, &next)) {
+    // SimGrid's SMPI orders MPI_Comm_split_type's ranks by their world rank,
+    // not by the key; its MPI_Comm_split keeps the key.
+    MPI_Comm ordered = MPI_COMM_NULL;
+    STF_MPI(MPI_Comm_split(t->node_comm, 0, rank, &ordered));
+    MPI_Comm_free(&t->node_comm);
+    MPI_Comm_free(&t->lane_comm);
+    t->node_comm = ordered;
+    MPI_Comm_set_errhandler(t->node_comm, MPI_ERRORS_RETURN);
+    std::fill(node_of_leader.begin(), node_of_leader.end(), -1);
+    t->node_offset.clear();  // capacity kept: describe allocates nothing
+    STF_CHECK(describe(comm, t->node_comm, t.get(), &all, &node_of_leader, &next));
+  }
   *out = std::move(t);
   return STF_SUCCESS;
 }

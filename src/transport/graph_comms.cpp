@@ -33,13 +33,6 @@ long long candidate(const GraphComms &cache, const std::vector<int> &sources, co
 
 int acquire_graph_comm(MPI_Comm comm, const std::vector<int> &sources, const std::vector<int> &destinations,
                        MPI_Comm *out) {
-#if defined(STF_SMPI)
-  // SimGrid 3.32's SMPI has no distributed-graph communicators (it aborts
-  // in MPI_Dist_graph_create_adjacent); every rank refuses alike.
-  (void)comm, (void)sources, (void)destinations, (void)out;
-  return set_error(STF_ERR_UNSUPPORTED,
-                   "neighbor transport: not under SimGrid's SMPI, which has no distributed-graph communicators");
-#endif
   // Everything is allocated before the allreduce (the cache, the entry a
   // new communicator would get), and a rank where that fails (out of
   // memory) still takes part in it: every rank fails, none is left in a

@@ -1,5 +1,7 @@
 #include "transport/registry.h"
 
+#include <string>
+
 #include "core/error.h"
 
 namespace stf {
@@ -57,7 +59,23 @@ int prepare_agreed(const TransportContext &ctx, const std::function<void()> &pre
   return ctx.opts.validate ? agree(ctx.comm.comm, rc) : rc;
 }
 
+#if defined(STF_SMPI)
+// What SimGrid 3.32's SMPI lacks for a transport (docs/design/simulation.md),
+// or nullptr.
+const char *smpi_lacks(const std::string &name) {
+  if (name == "neighbor") return "which has no distributed-graph communicators";
+  if (name == "putsignal") return "which has no MPI_Win_sync";
+  if (name == "window") return "whose MPI_Put fails in our oracle suite";
+  return nullptr;
+}
+#endif
+
 int create_transport(const TransportContext &ctx, const TransportKind &kind, std::unique_ptr<Transport> *out) {
+#if defined(STF_SMPI)
+  // The same answer on every rank, before any collective.
+  if (const char *why = smpi_lacks(kind.name))
+    return set_error(STF_ERR_UNSUPPORTED, "%s transport: not under SimGrid's SMPI, %s", kind.name, why);
+#endif
   // The fallback first: nothing may fail once the transport is made (its
   // destructor may be collective). A rank where it fails still takes part
   // in the transport's first agreement (ctx.earlier).
