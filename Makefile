@@ -140,13 +140,14 @@ test-fuzz:
 # simulated rank has its own copy of its globals), the programs that run
 # on simulated platforms, and the plug-in scripts/smpirun loads, in
 # $(SMPI_BUILD); test-smpi runs the tests of label smpi (part of .ci/run).
+# Benchmarks too on request: make smpi SMPI_TARGETS=nodeaware.
 SMPI_BUILD ?= build-smpi
 SMPI_TARGETS ?= test_ops smpi_netcheck smpi_refusals stf_locality_factors
 smpi:
 	@scripts/install-deps.sh --smpi
 	cmake -S . -B $(SMPI_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx \
 	  -DMPI_C_COMPILER=smpicc -DMPI_CXX_COMPILER=smpicxx -DBUILD_SHARED_LIBS=OFF -DSTF_BUILD_TESTS=ON \
-	  -DSTF_CUDA=OFF -DSTF_FORTRAN=OFF -DSTF_PETSC=OFF > /dev/null
+	  -DSTF_BUILD_BENCH=ON -DSTF_CUDA=OFF -DSTF_FORTRAN=OFF -DSTF_PETSC=OFF > /dev/null
 	cmake --build $(SMPI_BUILD) -j $(JOBS) --target $(SMPI_TARGETS)
 
 test-smpi: smpi
