@@ -89,13 +89,13 @@
  *     receiver had an operation that many numbers later in flight, with
  *     a receive posted that could take that message, those fail too and
  *     its SF refuses new bcasts and reduces (STF_ERR_STATE); neighbor
- *     fails the end or test (STF_ERR_MPI, the truncation; the end after
- *     a failed test fails too) on the rank whose unit is the smaller where
- *     its peer's larger message arrives and MPI reports it (Open MPI 4.1
- *     does; MPICH 4.0.2 says nothing and writes within the buffer), and
- *     where the receiver's unit is the larger it receives the shorter
- *     message without an error (a neighbourhood collective has no
- *     per-message status), as collective does. Under Open MPI, which raises a neighbourhood collective's
+ *     sends a size word behind each message, so every receiver of a
+ *     message of another size fails its end or test: STF_ERR_MPI where
+ *     MPI reports the truncation of a longer message (Open MPI 4.1; the
+ *     end after a failed test fails too), else STF_ERR_ARG (a shorter
+ *     message, or a longer one MPI truncated silently, as MPICH 4.0.2
+ *     does, within the buffer); collective's receiver of a shorter
+ *     message gets it without an error. Under Open MPI, which raises a neighbourhood collective's
  *     error on MPI_COMM_WORLD's handler, neighbor's end and test set that
  *     handler to MPI_ERRORS_RETURN while they wait, and restore yours
  *     (meanwhile, errors other threads meet on MPI_COMM_WORLD return too).

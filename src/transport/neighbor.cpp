@@ -4,11 +4,15 @@
 // the whole exchange at once instead of one message per peer.
 //
 // Choices, and why:
-// - alltoallw with MPI_BOTTOM and absolute addresses (MPI_Get_address), one
-//   MPI_BYTE count per peer: a peer's buffer may be user memory (contiguous
-//   messages go straight from/to the user's arrays) or a slice of a pack
-//   buffer, so the pointers of one call need not lie in one allocation;
-//   alltoallv would need them relative to one base, with int displacements.
+// - alltoallw with MPI_BOTTOM and absolute addresses (MPI_Get_address): a
+//   peer's buffer may be user memory (contiguous messages go straight
+//   from/to the user's arrays) or a slice of a pack buffer, so the pointers
+//   of one call need not lie in one allocation; alltoallv would need them
+//   relative to one base, with int displacements.
+// - Each peer's message is its bytes and a size word, one struct type per
+//   peer (neighbor_types.h): a collective has no per-message status, and
+//   without the word a receiver whose unit is larger than its sender's got
+//   the shorter message with STF_SUCCESS.
 // - Both graph communicators (root->leaf, leaf->root: sources and
 //   destinations swapped, unweighted, no reordering) are built when the
 //   transport is created, inside set-up: creating one is a blocking
@@ -33,8 +37,9 @@
 
 #include "core/error.h"
 #include "transport/graph_comms.h"
-#include "transport/large_count.h"
+#include "transport/neighbor_types.h"
 #include "transport/registry.h"
+#include "transport/size_mismatch.h"
 
 namespace stf {
 namespace {
@@ -43,42 +48,18 @@ namespace {
 struct NeighborChannel : ChannelState {
   std::vector<void *> recv_ptrs;  // from post_recv, used by post_send
   bool recv_posted = false;
-  std::vector<int> scounts, rcounts;
-  std::vector<MPI_Aint> sdispls, rdispls;
-  std::vector<MPI_Datatype> stypes, rtypes;
-  std::vector<ByteCount> sowned, rowned;  // derived types of messages above INT_MAX bytes
+  NeighborTypes sends, recvs;
+  std::uint64_t send_word = 0;
+  std::vector<std::uint64_t> recv_words;  // per neighbour; kUnset until its message fills it
+  Direction dir = Direction::root_to_leaf;
+  std::size_t unit_bytes = 0;
+  bool check_words = false;  // set at the start, cleared when the words are compared
+  SizeMismatch mismatch;     // a received word that differs, for wait_recv to report
   MPI_Request req = MPI_REQUEST_NULL;
   int failed = MPI_SUCCESS;  // the error a test saw, which the end reports again
 };
 
-// Per neighbour of the graph communicator, in its order (order; NULL: the
-// peers' own): the count and datatype of its bytes (large_count.h: one
-// derived type above INT_MAX bytes, on every MPI: alltoallw takes a type per
-// peer) and the absolute address of its buffer; zero bytes for a neighbour
-// that is no peer in this direction. Both lists are sorted by rank.
-int describe_peers(const Messages &peers, const std::vector<int> *order, std::size_t unit_bytes,
-                   const void *const *bufs, std::vector<int> *counts, std::vector<MPI_Aint> *displs,
-                   std::vector<MPI_Datatype> *types, std::vector<ByteCount> *owned) {
-  const int n = order ? static_cast<int>(order->size()) : peers.count();
-  counts->assign(n, 0);
-  displs->assign(n, 0);
-  types->assign(n, MPI_BYTE);
-  owned->resize(n);
-  // Never a NULL array, also where this rank has no peer in a direction:
-  // MPICH 4.0.2 reads them anyway (a segmentation fault on NULL).
-  counts->reserve(1);
-  displs->reserve(1);
-  types->reserve(1);
-  for (int k = 0, j = 0; k < n && j < peers.count(); k++) {
-    if (order && (*order)[k] != peers.ranks[j]) continue;
-    STF_CHECK((*owned)[k].set(static_cast<std::size_t>(peers.size(j)) * unit_bytes));
-    (*counts)[k] = (*owned)[k].count();
-    (*types)[k] = (*owned)[k].type();
-    STF_MPI(MPI_Get_address(bufs[j], &(*displs)[k]));
-    j++;
-  }
-  return STF_SUCCESS;
-}
+constexpr std::uint64_t kUnset = ~std::uint64_t{0};
 
 // MPICH 4.0.2 delivers nothing through MPI_Ineighbor_alltoallw on a
 // distributed graph where a rank only sends to or only receives from a
@@ -169,25 +150,37 @@ class NeighborTransport : public TransportDefaults {
     if (!s.recv_posted || s.req != MPI_REQUEST_NULL)
       return set_error(STF_ERR_INTERNAL, "neighbor transport: post_send without post_recv, or channel busy");
     const std::vector<int> *order = symmetric_graphs ? &neighbours_ : nullptr;
-    STF_CHECK(describe_peers(senders(plan_, d), order, unit_bytes, send, &s.scounts, &s.sdispls, &s.stypes, &s.sowned));
-    STF_CHECK(describe_peers(receivers(plan_, d), order, unit_bytes, s.recv_ptrs.data(), &s.rcounts, &s.rdispls, &s.rtypes,
-                                   &s.rowned));
+    const Messages &from = receivers(plan_, d);
+    const int key = static_cast<int>(d);
+    s.recv_words.resize(std::max<std::size_t>(order ? order->size() : from.count(), 1));
+    STF_CHECK(s.sends.describe(senders(plan_, d), order, unit_bytes, key, send, &s.send_word, true));
+    STF_CHECK(s.recvs.describe(from, order, unit_bytes, key, s.recv_ptrs.data(), s.recv_words.data(), false));
+    s.send_word = NeighborTypes::word_for(unit_bytes);
+    std::fill(s.recv_words.begin(), s.recv_words.end(), kUnset);
+    s.dir = d;
+    s.unit_bytes = unit_bytes;
     s.recv_posted = false;
     s.failed = MPI_SUCCESS;
-    STF_MPI(MPI_Ineighbor_alltoallw(MPI_BOTTOM, s.scounts.data(), s.sdispls.data(), s.stypes.data(), MPI_BOTTOM,
-                                    s.rcounts.data(), s.rdispls.data(), s.rtypes.data(),
+    s.mismatch.clear();
+    STF_MPI(MPI_Ineighbor_alltoallw(MPI_BOTTOM, s.sends.counts(), s.sends.displs(), s.sends.types(), MPI_BOTTOM,
+                                    s.recvs.counts(), s.recvs.displs(), s.recvs.types(),
                                     d == Direction::root_to_leaf ? to_leaf_ : to_root_, &s.req));
+    s.check_words = true;
     return STF_SUCCESS;
   }
 
-  // The collective completes both sides; whichever wait comes first waits for it.
-  int wait_recv(Channel &c) override { return wait_collective(c); }
+  // The collective completes both sides; whichever wait comes first waits
+  // for it. A received word that differs fails the receiving side's end.
+  int wait_recv(Channel &c) override {
+    STF_CHECK(wait_collective(c));
+    return c.get<NeighborChannel>().mismatch.report("neighbor");
+  }
   int wait_send(Channel &c) override { return wait_collective(c); }
   int test_recv(Channel &c, bool *done) override { return test_collective(c, done); }
   int test_send(Channel &c, bool *done) override { return test_collective(c, done); }
 
  private:
-  static int wait_collective(Channel &c) {
+  int wait_collective(Channel &c) const {
     NeighborChannel &s = c.get<NeighborChannel>();
     int rc = MPI_SUCCESS;
     if (s.req != MPI_REQUEST_NULL) {
@@ -196,19 +189,41 @@ class NeighborTransport : public TransportDefaults {
     }
     if (s.failed != MPI_SUCCESS) rc = s.failed;  // a test saw it fail (and MPI freed the request)
     s.failed = MPI_SUCCESS;
-    return rc == MPI_SUCCESS ? STF_SUCCESS : mpi_error(rc, "MPI_Ineighbor_alltoallw's completion");
+    if (rc != MPI_SUCCESS) {
+      s.check_words = false;
+      return mpi_error(rc, "MPI_Ineighbor_alltoallw's completion");
+    }
+    compare_words(s);
+    return STF_SUCCESS;
   }
   // Not done while the collective has not started (receives posted, sends not yet).
-  static int test_collective(Channel &c, bool *done) {
+  int test_collective(Channel &c, bool *done) const {
     NeighborChannel &s = c.get<NeighborChannel>();
     int flag = !s.recv_posted;
     if (s.req != MPI_REQUEST_NULL) {
       WorldReturnsErrors during_test;
       s.failed = MPI_Test(&s.req, &flag, MPI_STATUS_IGNORE);
-      if (s.failed != MPI_SUCCESS) return mpi_error(s.failed, "MPI_Ineighbor_alltoallw's completion");
+      if (s.failed != MPI_SUCCESS) {
+        s.check_words = false;
+        return mpi_error(s.failed, "MPI_Ineighbor_alltoallw's completion");
+      }
+      if (flag) compare_words(s);
     }
     *done = flag != 0;
     return STF_SUCCESS;
+  }
+  // Once the collective is complete: each peer's word must be the one this
+  // rank's unit gives (neighbor_types.h); kUnset means a shorter message.
+  void compare_words(NeighborChannel &s) const {
+    if (!s.check_words) return;
+    s.check_words = false;
+    const Messages &from = receivers(plan_, s.dir);
+    const std::uint64_t want = NeighborTypes::word_for(s.unit_bytes);
+    for (int k = 0; k < s.recvs.neighbours(); k++) {
+      const int j = s.recvs.peer_of(k);
+      if (j >= 0 && s.recv_words[k] != want)
+        s.mismatch.note(from.ranks[j], false, static_cast<std::size_t>(from.size(j)) * s.unit_bytes);
+    }
   }
 
   static const char *persistent_note() {

@@ -241,9 +241,10 @@ void csr_input(Checker &ck) {
 // receiver's end (rank 0 receives the longer message in the bcast and the
 // shorter one in the reduce). neighbor fails on rank 0 where MPI reports the
 // truncation (Open MPI 4.1, on MPI_COMM_WORLD's handler: the transport has
-// it return errors while it waits; MPICH 4.0.2 reports none), and the
-// receiver of the shorter message gets it without an error (a
-// neighbourhood collective has no per-message status).
+// it return errors while it waits) or, where MPI reports none (MPICH
+// 4.0.2), by the size word behind each message, which also fails the
+// receiver of the shorter message (a neighbourhood collective has no
+// per-message status).
 void failed_operation(Checker &ck) {
   if (nranks < 2) return;
   const stf_int n = 4;
@@ -251,12 +252,6 @@ void failed_operation(Checker &ck) {
   // MPI's truncation error (MPICH) or basic's size check, which sees the
   // truncated size where MPI reports none (Open MPI 4.1's MPI_Testall).
   const int truncated = -2;
-  // MPICH 4.0.2 reports no truncation inside a neighbourhood collective.
-#if defined(MPICH_VERSION)
-  const int neighbor_truncation = STF_SUCCESS;
-#else
-  const int neighbor_truncation = STF_ERR_MPI;
-#endif
   const struct {
     const char *options;
     int rank0_code;    // what rank 0's bcast and reduce return
@@ -264,7 +259,7 @@ void failed_operation(Checker &ck) {
   } cases[] = {{"-stf_pack_opt 1", truncated, STF_ERR_ARG},
                {"-stf_pack_opt 0", truncated, STF_ERR_ARG},
                {"-stf_type collective", truncated, STF_ERR_ARG},  // a ring: no collective pattern, so basic
-               {"-stf_type neighbor", neighbor_truncation, STF_SUCCESS},
+               {"-stf_type neighbor", truncated, STF_ERR_ARG},
                {"-stf_type window -stf_window_sync fence", STF_ERR_ARG, unchecked},
                {"-stf_type window -stf_window_sync lock", STF_ERR_ARG, unchecked},
                {"-stf_type window -stf_window_sync pscw", STF_ERR_ARG, unchecked},
@@ -407,7 +402,8 @@ void failed_step(Checker &ck) {
   const stf_int n = 4;
   for (const char *type : {"2step", "3step", "split"})
     for (const char *steps : {"-stf_node_transport putsignal -stf_net_transport window",
-                              "-stf_node_transport basic -stf_net_transport basic"}) {
+                              "-stf_node_transport basic -stf_net_transport basic",
+                              "-stf_node_transport neighbor -stf_net_transport neighbor"}) {
       for (const bool one_byte : {false, true}) {  // rank 0's unit: 4 bytes against 8, or 1 against 2
       const std::string options = std::string("-stf_type ") + type + " -stf_ranks_per_node 2 " + steps;
       ck.context("a failed step, " + options + (one_byte ? ", MPI_INT8_T against MPI_INT16_T" : ""));
