@@ -142,6 +142,7 @@ int check_lent(stf_request r) {
 
 class DeviceSpace final : public Space {
  public:
+  bool offers_user_memory() const override { return false; }
   // Device memory, or (staged) pinned host memory that end copies up.
   int recv_buffer(stf_request r, const Flow &f, char **base) const override {
     DeviceState &d = *r->device;

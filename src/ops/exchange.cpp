@@ -38,15 +38,23 @@ int post_sends(stf_request r, const Flow &f) {
 
 // Receives into user memory overwrite, so they need REPLACE; the receiving
 // space may forbid them (device data on the staged path or in model C).
-// Messages in memory the transport lends are where it says at end.
+// Messages in memory the transport lends are where it says at end, but for
+// those it takes into the user memory offered here (recv_ptrs[k] kept).
 int aim_one_way_receives(stf_request r, const Flow &f) {
+  const Space &to = space_of(r->dst_mem);
+  const bool allowed = r->op == MPI_REPLACE && to.user_memory_may_receive(r);
   if (r->lent) {
-    aim_receives(r, f.to, f.to_lists, f.to_direct, false, nullptr, nullptr);
+    const Unit &u = *r->unit;
+    r->recv_ptrs.assign(f.to.count(), nullptr);
+    r->recv_direct.assign(f.to.count(), 0);
+    for (int k = 0; k < f.to.count(); k++)
+      if (lands_in_place(u, f.to_lists, f.to_direct, k, allowed && to.offers_user_memory())) {
+        r->recv_direct[k] = 1;
+        r->recv_ptrs[k] = at(r->dst, f.to_lists[k].start, u.extent);
+      }
     r->recv_in_user_device = false;
     return STF_SUCCESS;
   }
-  const Space &to = space_of(r->dst_mem);
-  const bool allowed = r->op == MPI_REPLACE && to.user_memory_may_receive(r);
   bool all_in_place = true;  // then no receive buffer is needed at all
   for (int k = 0; k < f.to.count() && all_in_place; k++)
     all_in_place = lands_in_place(*r->unit, f.to_lists, f.to_direct, k, allowed);
@@ -87,6 +95,25 @@ int begin_whole(stf_request r, const Flow &f) {
   return STF_SUCCESS;
 }
 
+// Lent: user memory offered for each contiguous message (the transport only
+// reads it), nullptr where the message must be packed.
+void offer_sends(stf_request r, const Flow &f) {
+  const Unit &u = *r->unit;
+  const bool offer = space_of(r->src_mem).offers_user_memory();
+  r->lent_ptrs.assign(f.from.count(), nullptr);
+  for (int k = 0; offer && k < f.from.count(); k++)
+    if (direct_ok(u, f.from_lists[k]))
+      r->lent_ptrs[k] = const_cast<char *>(at(r->src, f.from_lists[k].start, u.extent));
+}
+
+// Lent: a message lands in user memory only where the transport kept the
+// offered pointer.
+void keep_in_place(stf_request r, const Flow &f) {
+  for (int k = 0; k < f.to.count(); k++)
+    if (r->recv_direct[k] && r->recv_ptrs[k] != at(r->dst, f.to_lists[k].start, r->unit->extent))
+      r->recv_direct[k] = 0;
+}
+
 template <class M>
 int one_way_begin(stf_request r, Direction d) {
   Flow f = flow(r, d);
@@ -102,7 +129,7 @@ int one_way_begin(stf_request r, Direction d) {
   const bool receive_early = !r->recv_in_user_device;
   if (receive_early) STF_CHECK(post_receives<M>(r, f));
   if (r->lent) {
-    r->lent_ptrs.resize(f.from.count());
+    offer_sends(r, f);
     STF_CHECK(mt.lend_send(*r->leg_channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
     r->send_ptrs.assign(r->lent_ptrs.begin(), r->lent_ptrs.end());
   }
@@ -137,6 +164,7 @@ int one_way_end(stf_request r, Direction d) {
   Transport &mt = *r->leg_transport;
   Channel &c = *r->leg_channel;
   STF_CHECK(mt.wait_recv(c));  // lending transports fill r->recv_ptrs
+  if (r->lent) keep_in_place(r, f);
   count_wait(r);
   STF_CHECK(space_of(r->dst_mem).unpack(r, f));
   STF_CHECK(M::after_unpack(r, f));

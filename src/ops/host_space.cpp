@@ -13,12 +13,15 @@ class HostSpace final : public Space {
     return STF_SUCCESS;
   }
   bool user_memory_may_receive(stf_request) const override { return true; }
+  bool offers_user_memory() const override { return true; }
 
   int prepare_send(stf_request r, const Flow &f, bool *enqueued) const override {
     const Unit &u = *r->unit;
     *enqueued = false;
     if (r->lent) {
       for (int k = 0; k < f.from.count(); k++) {
+        const IndexList &l = f.from_lists[k];
+        if (direct_ok(u, l) && r->lent_ptrs[k] == at(r->src, l.start, u.extent)) continue;  // sent from there
         r->kernels->pack(u, f.from_lists[k], r->src, r->lent_ptrs[k]);
         count_pack(r, f.from_lists[k]);
       }

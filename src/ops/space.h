@@ -19,10 +19,15 @@ class Space {
   virtual bool user_memory_may_receive(stf_request r) const = 0;
   // Sending side: r->send_ptrs, one per peer: user memory where the slots
   // are contiguous (and the space allows), else packed. When the transport
-  // lends its memory (r->lent), each message goes where r->lent_ptrs says,
-  // contiguous ones too. *enqueued: device work was queued that the
+  // lends its memory (r->lent), each message goes where r->lent_ptrs says
+  // (user memory where the transport kept the offered pointer). *enqueued: device work was queued that the
   // sends must wait for.
   virtual int prepare_send(stf_request r, const Flow &f, bool *enqueued) const = 0;
+  // Where the transport lends its memory: whether contiguous messages may
+  // go from and to user memory instead, where the transport has no use for
+  // its own (Transport::lend_send). Device memory never: lent memory is
+  // the host's, reached by copies.
+  virtual bool offers_user_memory() const = 0;
   // Receiving side, in end: what did not land in user memory, from
   // r->recv_ptrs.
   virtual int unpack(stf_request r, const Flow &f) const = 0;

@@ -122,7 +122,13 @@ class Transport {
   // sending-side peer k; never blocks), the packing, post_send (with those
   // pointers), wait_recv, the unpacking, release_recv (the memory may take
   // the next message), wait_send. The answer of lends() is the same on
-  // every rank.
+  // every rank. The ops layer may offer its own memory for some messages:
+  // send[k] set before lend_send (the message, contiguous in user memory;
+  // else NULL) and recv[k] before post_recv (where the message may land;
+  // else NULL). A transport may keep an offered pointer and move that
+  // message from or to there, where it has no use for its own memory
+  // (putsignal: messages larger than their region, which go by MPI); it
+  // replaces every other.
   virtual bool lends(Direction d, Leg leg) const = 0;
   virtual int lend_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void **send) = 0;
   virtual int release_recv(Channel &c) = 0;

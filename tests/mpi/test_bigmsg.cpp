@@ -5,8 +5,8 @@
 // named by the options string in argv[1]. Every 8-byte word is checked
 // against the oracle: a word pattern of (key, offset), so a lost, shifted
 // or truncated block is found wherever it lies.
-// Needs about 6.3 GiB (8.4 GiB with putsignal, which receives into a buffer
-// of its own): labelled bigmem, left out of sanitizer builds.
+// Needs about 6.3 GiB on both ranks (the reduce BXOR receives into a buffer
+// of 2.1 GiB): labelled bigmem, left out of sanitizer builds.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>

@@ -335,6 +335,102 @@ void abandoned_large_send(Checker &ck, int me) {
   MPI_Comm_free(&pair);
 }
 
+// A begin never waits for its peer: through the RMA window, whose flush may
+// complete only once the target calls MPI (MPICH 4.0.2: rank 0's begin
+// took as long as rank 1 slept), rank 0's begin returns at once while rank
+// 1 begins 2 s late; its end then moves the data.
+void begin_never_waits(Checker &ck, int me) {
+  ck.context("a begin whose peer is late, through the RMA window");
+  MPI_Comm pair;
+  stf_sf sf = one_way_sf(ck, "-stf_type putsignal -stf_ranks_per_node 1 -stf_putsignal_net rma", 4, me, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  std::vector<double> root = {1, 2, 3, 4}, leaf(4, -1);
+  MPI_Barrier(pair);
+  if (me == 0) {
+    stf_request req = nullptr;
+    const double t0 = MPI_Wtime();
+    ck.code(stf_bcast_begin(sf, MPI_DOUBLE, root.data(), leaf.data(), MPI_REPLACE, &req), STF_SUCCESS, "begin");
+    const double took = MPI_Wtime() - t0;
+    ck.check(took < 1.0, "the begin took %.2f s, its peer 2 s late", took);
+    ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "end");
+  } else {
+    sleep(2);
+    ck.code(stf_bcast(sf, MPI_DOUBLE, root.data(), leaf.data(), MPI_REPLACE), STF_SUCCESS, "bcast, begun late");
+    ck.check(leaf[0] == 1 && leaf[3] == 4, "the bcast gave %g .. %g", leaf[0], leaf[3]);
+  }
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  MPI_Comm_free(&pair);
+}
+
+// Messages larger than their region go by MPI point-to-point: where they
+// are contiguous in the user's arrays they go from and into them, without
+// a copy (pack and unpack counts 0), but for a reduce that combines (SUM
+// unpacks), strided data, and sends with a timeout set (a timed-out end
+// would leave the send reading the user's array: sent from the outbox). Leaves
+// 0..n-1 read roots 0..n-1 of the next rank; units of 24 bytes (regions
+// hold 16 per unit); the strided case reads every other root.
+void large_contiguous(Checker &ck, int me, int size) {
+  if (size < 2) return;
+  const stf_int n = 4096;
+  MPI_Datatype unit;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
+  MPI_Type_commit(&unit);
+  const struct {
+    const char *options;
+    bool strided;
+    int bcast[2], reduce[2];  // pack and unpack calls of a bcast and a reduce REPLACE on each rank
+  } cases[] = {{"-stf_type putsignal", false, {0, 0}, {0, 0}},
+               {"-stf_type putsignal -stf_putsignal_timeout 60", false, {1, 0}, {1, 0}},
+               {"-stf_type putsignal", true, {1, 0}, {0, 1}}};
+  for (const auto &c : cases) {
+    ck.context(std::string("large contiguous messages, ") + c.options + (c.strided ? ", strided roots" : ""));
+    const stf_int nroots = c.strided ? 2 * n : n;
+    std::vector<stf_node> remote(n);
+    for (stf_int i = 0; i < n; i++) remote[i] = {(me + 1) % size, c.strided ? 2 * i : i};
+    stf_sf sf = nullptr;
+    ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
+    ck.code(stf_set_sf_options(sf, c.options), STF_SUCCESS, "options");
+    ck.code(stf_set_graph(sf, nroots, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS,
+            "graph");
+    std::vector<double> roots(3 * nroots), leaves(3 * n, -1);
+    for (stf_int j = 0; j < 3 * nroots; j++) roots[j] = 1e6 * me + j;
+    stf_stats s = stf_stats_init();
+    ck.code(stf_bcast(sf, unit, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
+    const int from = (me + 1) % size;
+    long long wrong = 0;
+    for (stf_int i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) wrong += leaves[3 * i + k] != 1e6 * from + 3 * (c.strided ? 2 * i : i) + k;
+    ck.check(wrong == 0, "bcast: %lld values wrong", wrong);
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(s.pack_calls == c.bcast[0] && s.unpack_calls == c.bcast[1],
+             "bcast: pack_calls %lld, unpack_calls %lld, not %d, %d", s.pack_calls, s.unpack_calls, c.bcast[0],
+             c.bcast[1]);
+    ck.code(stf_reset_stats(sf), STF_SUCCESS, "stf_reset_stats");
+    for (stf_int j = 0; j < 3 * n; j++) leaves[j] = -j;
+    ck.code(stf_reduce(sf, unit, leaves.data(), roots.data(), MPI_REPLACE), STF_SUCCESS, "reduce REPLACE");
+    wrong = 0;
+    for (stf_int i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) wrong += roots[3 * (c.strided ? 2 * i : i) + k] != -(3 * i + k);
+    ck.check(wrong == 0, "reduce REPLACE: %lld values wrong", wrong);
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(s.pack_calls == c.reduce[0] && s.unpack_calls == c.reduce[1],
+             "reduce REPLACE: pack_calls %lld, unpack_calls %lld, not %d, %d", s.pack_calls, s.unpack_calls,
+             c.reduce[0], c.reduce[1]);
+    ck.code(stf_reset_stats(sf), STF_SUCCESS, "stf_reset_stats");
+    ck.code(stf_reduce(sf, unit, leaves.data(), roots.data(), MPI_SUM), STF_SUCCESS, "reduce SUM");
+    ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+    ck.check(s.pack_calls == c.reduce[0] && s.unpack_calls == 1, "reduce SUM: pack_calls %lld, unpack_calls %lld",
+             s.pack_calls, s.unpack_calls);
+    wrong = 0;
+    for (stf_int i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) wrong += roots[3 * (c.strided ? 2 * i : i) + k] != -2 * (3 * i + k);
+    ck.check(wrong == 0, "reduce SUM: %lld values wrong", wrong);
+    stf_destroy(&sf);
+  }
+  MPI_Type_free(&unit);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -352,6 +448,8 @@ int main(int argc, char **argv) {
   for (const char *o : {"-stf_type putsignal -stf_putsignal_slots 1", "-stf_type putsignal -stf_putsignal_slots 2"})
     all_to_all_stress(ck, o, 7, 20, me, size);
   view(ck, me, size);
+  large_contiguous(ck, me, size);
+  if (size >= 2) begin_never_waits(ck, me);
   if (size >= 2) stalled_peer(ck, me);
   if (size >= 2) late_large_message(ck, me);
   if (size >= 2) staged_mark_while_sending(ck, me);

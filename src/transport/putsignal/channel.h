@@ -55,6 +55,9 @@ struct PutChannel : ChannelState {
   std::vector<char> pending;  // queued, not written yet
   int npending = 0;
   std::vector<char> outbox;  // queued and large messages, at the plan's offsets
+  // Per sending peer: where its queued or large message is, in the outbox
+  // or, for a large one, in the ops layer's memory (offered to lend_send).
+  std::vector<const char *> source;
   std::vector<MPI_Request> sends;
   // Receive side, per receiving peer.
   bool receiving = false;  // posted, not released
@@ -62,6 +65,7 @@ struct PutChannel : ChannelState {
   std::vector<Held> held;   // per receiving peer
   std::vector<char> marked;  // per receiving peer of a large message: its region's mark taken
   std::vector<char> spill;  // spilled and large messages, at the plan's offsets
+  std::vector<char> in_place;  // per receiving peer: its large message goes where post_recv was offered
   void **data = nullptr;      // where wait_recv says where each message is (the ops layer's array)
   int nreceive = 0;
   // Of large messages (MPI_REQUEST_NULL for the others, and once done):

@@ -67,6 +67,9 @@ class SendLink : public Link {
   // Once writable: the region's signal alone, with the mark of a large
   // message of `bytes` bytes, which goes by MPI.
   virtual int mark(std::uint64_t n, std::size_t bytes) = 0;
+  // write() may wait until the peer calls MPI (an RMA flush): not from a
+  // begin, which never blocks.
+  virtual bool write_waits_for_peer() const { return false; }
 
  private:
   std::vector<std::uint64_t> last_in_region_;  // per region, its last message's sequence number + 1

@@ -13,7 +13,7 @@ namespace stf::putsignal {
 int PutSignalTransport::write(PutChannel &c, int k) {
   SendLink &p = *senders_of(c.dir)[k];
   const std::size_t bytes = p.units * c.unit_bytes;
-  const char *packed = c.outbox.data() + senders(plan_, c.dir).offset[k] * c.unit_bytes;
+  const char *packed = c.source[k];
   const bool mark = c.route[k] == Route::large;  // the message goes by MPI: its signal alone
   if (!p.writable(c.seq, c.previous[k])) return STF_SUCCESS;
   if (mark) {
@@ -38,19 +38,22 @@ void PutSignalTransport::note_size(PutChannel &c, int k) {
   if (!p.has_size(c.seq, p.units * c.unit_bytes)) c.mismatch.note(p.rank, false, p.units * c.unit_bytes);
 }
 
-int PutSignalTransport::progress(bool drain) {
+int PutSignalTransport::progress(bool drain, bool in_begin) {
   if (!strays_empty()) STF_CHECK(drain_strays());
-  if (pending_ > 0) STF_CHECK(write_queued());
+  if (pending_ > 0) STF_CHECK(write_queued(in_begin));
   return drain ? take_arrived() : STF_SUCCESS;
 }
 
 // The oldest queued message of each region, while it may be written.
-int PutSignalTransport::write_queued() {
+int PutSignalTransport::write_queued(bool in_begin) {
   for (int d = 0; d < kDirections && pending_ > 0; d++) {
     RegionQueues &queues = to_write(d);
+    const Direction dir = d == 0 ? Direction::root_to_leaf : Direction::leaf_to_root;
+    const std::vector<std::unique_ptr<SendLink>> &peers = senders_of(dir);
     for (std::size_t i = 0; i < queues.size(); i++) {
       RegionQueue &q = queues.at(i);
       const int k = static_cast<int>(queues.peer_of(i));
+      if (in_begin && peers[k]->write_waits_for_peer()) continue;
       while (!q.empty()) {
         PutChannel *c = q.front().c;
         if (still_queued(q.front(), d, k)) {

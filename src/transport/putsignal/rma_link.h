@@ -50,6 +50,15 @@ class RmaSendLink final : public SendLink {
   char *in_place(std::uint64_t, std::uint64_t) override { return nullptr; }  // the ring is not mine to store into
   int write(std::uint64_t n, const void *packed, std::size_t bytes) override;
   int mark(std::uint64_t n, std::size_t bytes) override;
+  // MPI_Win_flush completes at the target, which MPICH 4.0.2 (without
+  // asynchronous progress) does only when the target calls MPI: a begin
+  // waited as long as its peer came late. Open MPI's flush through shared
+  // memory does not wait; through osc/pt2pt between hosts it may (not
+  // measured), and writing in begin is what lets a message leave before
+  // the end, so there it stays.
+#if defined(MPICH_VERSION)
+  bool write_waits_for_peer() const override { return true; }
+#endif
 
  private:
   int signal(std::uint64_t n, std::size_t bytes, bool mark);

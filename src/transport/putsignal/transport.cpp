@@ -162,7 +162,13 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   s.marked.resize(peers.size());
   s.recvs.resize(peers.size(), MPI_REQUEST_NULL);
   s.recv_types.resize(peers.size());
-  if (s.spill.size() < m.idx.size() * ub) s.spill.resize(m.idx.size() * ub);
+  s.in_place.resize(peers.size());
+  // The spill buffer as far as a message may need it: not for large ones
+  // received where the ops layer offered (user memory, no copy).
+  std::size_t spill_bytes = 0;
+  for (std::size_t k = 0; k < peers.size(); k++)
+    if (!(peers[k]->large(ub) && recv[k])) spill_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
+  if (s.spill.size() < spill_bytes) s.spill.resize(spill_bytes);
   s.receiving = true;
   s.waited = false;
   s.data = const_cast<void **>(recv);
@@ -173,11 +179,13 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
     s.marked[k] = 0;
     s.recvs[k] = MPI_REQUEST_NULL;
     const ReceiveLink &p = *peers[k];
+    s.in_place[k] = p.large(ub) && recv[k];
     if (p.has_regions()) to_take(dir_index(d)).of(k, s.seq).push(&s, s.seq);
     if (!p.large(ub)) continue;
     s.nrecvs++;
-    STF_CHECK(recv_init_bytes(s.spill.data() + m.offset[k] * ub, p.units * ub, p.rank, large_tag(d, s.seq),
-                              comm_.comm, &s.recvs[k], &s.recv_types[k]));
+    void *into = s.in_place[k] ? recv[k] : s.spill.data() + m.offset[k] * ub;
+    STF_CHECK(recv_init_bytes(into, p.units * ub, p.rank, large_tag(d, s.seq), comm_.comm, &s.recvs[k],
+                              &s.recv_types[k]));
     STF_MPI(MPI_Start(&s.recvs[k]));
   }
   return STF_SUCCESS;
@@ -191,8 +199,20 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   s.route.resize(peers.size());  // each on its own, as in post_recv
   s.previous.resize(peers.size());
   s.pending.resize(peers.size());
+  s.source.resize(peers.size());
   s.forget_pending();
-  if (s.outbox.size() < m.idx.size() * ub) s.outbox.resize(m.idx.size() * ub);
+  // The outbox as far as a message may need it: a large message offered in
+  // the ops layer's memory is sent from there (no copy), unless a timeout
+  // may end the operation with the send in flight, which then goes on
+  // reading its buffer (abandon_active_sends keeps the outbox, not the
+  // user's array).
+  const bool from_user = timeout_ <= 0;
+  std::size_t outbox_bytes = 0;
+  for (std::size_t k = 0; k < peers.size(); k++) {
+    if (!from_user || !peers[k]->large(ub)) send[k] = nullptr;
+    if (!send[k]) outbox_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
+  }
+  if (s.outbox.size() < outbox_bytes) s.outbox.resize(outbox_bytes);
   for (std::size_t k = 0; k < peers.size(); k++) {
     SendLink &p = *peers[k];
     s.route[k] = p.large(ub) ? Route::large : Route::queued;
@@ -203,9 +223,10 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
     if (region) {
       s.route[k] = Route::region;
       send[k] = region;
-    } else {
+    } else if (!send[k]) {
       send[k] = s.outbox.data() + m.offset[k] * ub;
     }
+    s.source[k] = static_cast<const char *>(send[k]);
   }
   s.lent = true;
   return STF_SUCCESS;
@@ -236,7 +257,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
     }
   }
   s.lent = false;
-  return s.npending ? progress(false) : STF_SUCCESS;
+  return s.npending ? progress(false, true) : STF_SUCCESS;
 }
 
 int PutSignalTransport::wait_recv(Channel &c) {
@@ -253,7 +274,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
     const ReceiveLink &p = *peers[k];
     char *spilled = s.spill.data() + m.offset[k] * s.unit_bytes;
     if (p.large(s.unit_bytes)) {
-      s.data[k] = spilled;
+      if (!s.in_place[k]) s.data[k] = spilled;
       continue;
     }
     STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));

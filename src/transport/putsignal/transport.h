@@ -86,9 +86,11 @@ class PutSignalTransport final : public TransportDefaults {
     return p.large(c.unit_bytes) ? STF_SUCCESS : p.return_credit(c.seq);
   }
   // Writes queued messages that now may be; with drain, also moves arrived
-  // messages of operations not waited for yet out of their regions.
-  int progress(bool drain);
-  int write_queued();
+  // messages of operations not waited for yet out of their regions. A
+  // begin (in_begin) writes none through links whose write may wait for the
+  // peer (SendLink::write_waits_for_peer): a later call writes them.
+  int progress(bool drain, bool in_begin = false);
+  int write_queued(bool in_begin);
   int take_arrived();
   // Entry e of peer k's queue of direction d is still what it was queued for.
   static bool still_queued(const RegionQueue::Entry &e, int d, int k) {
