@@ -22,8 +22,8 @@ class HostSpace final : public Space {
       for (int k = 0; k < f.from.count(); k++) {
         const IndexList &l = f.from_lists[k];
         if (direct_ok(u, l) && r->lent_ptrs[k] == at(r->src, l.start, u.extent)) continue;  // sent from there
-        r->kernels->pack(u, f.from_lists[k], r->src, r->lent_ptrs[k]);
-        count_pack(r, f.from_lists[k]);
+        r->kernels->pack(u, l, r->src, r->lent_ptrs[k]);
+        count_pack(r, l);
       }
       return STF_SUCCESS;
     }

@@ -20,8 +20,8 @@ class Space {
   // Sending side: r->send_ptrs, one per peer: user memory where the slots
   // are contiguous (and the space allows), else packed. When the transport
   // lends its memory (r->lent), each message goes where r->lent_ptrs says
-  // (user memory where the transport kept the offered pointer). *enqueued: device work was queued that the
-  // sends must wait for.
+  // (user memory where the transport kept the offered pointer).
+  // *enqueued: device work was queued that the sends must wait for.
   virtual int prepare_send(stf_request r, const Flow &f, bool *enqueued) const = 0;
   // Where the transport lends its memory: whether contiguous messages may
   // go from and to user memory instead, where the transport has no use for

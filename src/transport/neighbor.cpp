@@ -48,9 +48,7 @@ namespace {
 struct NeighborChannel : ChannelState {
   std::vector<void *> recv_ptrs;  // from post_recv, used by post_send
   bool recv_posted = false;
-  NeighborTypes sends, recvs;
-  std::uint64_t send_word = 0;
-  std::vector<std::uint64_t> recv_words;  // per neighbour; kUnset until its message fills it
+  NeighborTypes sends, recvs;  // with the size words (recvs': kUnset until a message fills them)
   Direction dir = Direction::root_to_leaf;
   std::size_t unit_bytes = 0;
   bool check_words = false;  // set at the start, cleared when the words are compared
@@ -58,8 +56,6 @@ struct NeighborChannel : ChannelState {
   MPI_Request req = MPI_REQUEST_NULL;
   int failed = MPI_SUCCESS;  // the error a test saw, which the end reports again
 };
-
-constexpr std::uint64_t kUnset = ~std::uint64_t{0};
 
 // MPICH 4.0.2 delivers nothing through MPI_Ineighbor_alltoallw on a
 // distributed graph where a rank only sends to or only receives from a
@@ -150,13 +146,11 @@ class NeighborTransport : public TransportDefaults {
     if (!s.recv_posted || s.req != MPI_REQUEST_NULL)
       return set_error(STF_ERR_INTERNAL, "neighbor transport: post_send without post_recv, or channel busy");
     const std::vector<int> *order = symmetric_graphs ? &neighbours_ : nullptr;
-    const Messages &from = receivers(plan_, d);
     const int key = static_cast<int>(d);
-    s.recv_words.resize(std::max<std::size_t>(order ? order->size() : from.count(), 1));
-    STF_CHECK(s.sends.describe(senders(plan_, d), order, unit_bytes, key, send, &s.send_word, true));
-    STF_CHECK(s.recvs.describe(from, order, unit_bytes, key, s.recv_ptrs.data(), s.recv_words.data(), false));
-    s.send_word = NeighborTypes::word_for(unit_bytes);
-    std::fill(s.recv_words.begin(), s.recv_words.end(), kUnset);
+    STF_CHECK(s.sends.describe(senders(plan_, d), order, unit_bytes, key, send, true));
+    STF_CHECK(s.recvs.describe(receivers(plan_, d), order, unit_bytes, key, s.recv_ptrs.data(), false));
+    s.sends.set_words(NeighborTypes::word_for(unit_bytes));
+    s.recvs.set_words(NeighborTypes::kUnset);
     s.dir = d;
     s.unit_bytes = unit_bytes;
     s.recv_posted = false;
@@ -221,7 +215,7 @@ class NeighborTransport : public TransportDefaults {
     const std::uint64_t want = NeighborTypes::word_for(s.unit_bytes);
     for (int k = 0; k < s.recvs.neighbours(); k++) {
       const int j = s.recvs.peer_of(k);
-      if (j >= 0 && s.recv_words[k] != want)
+      if (j >= 0 && s.recvs.word(k) != want)
         s.mismatch.note(from.ranks[j], false, static_cast<std::size_t>(from.size(j)) * s.unit_bytes);
     }
   }

@@ -14,9 +14,9 @@ void NeighborTypes::release() {
 }
 
 int NeighborTypes::describe(const Messages &peers, const std::vector<int> *order, std::size_t unit_bytes, int key,
-                            const void *const *bufs, const std::uint64_t *words, bool one_word) {
+                            const void *const *bufs, bool sending) {
   const int np = peers.count();
-  if (key == key_ && unit_bytes == unit_ && words == words_ && std::equal(bufs, bufs + np, bufs_.begin(), bufs_.end()))
+  if (key == key_ && unit_bytes == unit_ && std::equal(bufs, bufs + np, bufs_.begin(), bufs_.end()))
     return STF_SUCCESS;
   release();
   const int n = order ? static_cast<int>(order->size()) : np;
@@ -26,6 +26,7 @@ int NeighborTypes::describe(const Messages &peers, const std::vector<int> *order
   displs_.assign(std::max(n, 1), 0);
   types_.assign(std::max(n, 1), MPI_BYTE);
   peer_of_.assign(std::max(n, 1), -1);
+  words_.assign(sending ? 1 : std::max(n, 1), kUnset);
   for (int k = 0, j = 0; k < n && j < np; k++) {
     if (order && (*order)[k] != peers.ranks[j]) continue;
     ByteCount data;  // MPI_BYTE up to INT_MAX bytes, else a type of its own (the struct keeps what it needs)
@@ -33,7 +34,7 @@ int NeighborTypes::describe(const Messages &peers, const std::vector<int> *order
     const int lengths[2] = {data.count(), static_cast<int>(sizeof(std::uint64_t))};
     MPI_Aint addrs[2];
     STF_MPI(MPI_Get_address(bufs[j], &addrs[0]));
-    STF_MPI(MPI_Get_address(one_word ? words : words + k, &addrs[1]));
+    STF_MPI(MPI_Get_address(&words_[sending ? 0 : k], &addrs[1]));
     const MPI_Datatype parts[2] = {data.type(), MPI_BYTE};
     STF_MPI(MPI_Type_create_struct(2, lengths, addrs, parts, &types_[k]));
     STF_MPI(MPI_Type_commit(&types_[k]));
@@ -42,7 +43,6 @@ int NeighborTypes::describe(const Messages &peers, const std::vector<int> *order
     j++;
   }
   bufs_.assign(bufs, bufs + np);
-  words_ = words;
   unit_ = unit_bytes;
   key_ = key;
   return STF_SUCCESS;

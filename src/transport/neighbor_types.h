@@ -15,6 +15,7 @@
 // microsecond per peer.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,14 +38,20 @@ class NeighborTypes {
   static std::uint64_t word_for(std::size_t unit_bytes) {
     return (std::uint64_t{0x53464e42} << 32) | (unit_bytes & 0xffffffffu);
   }
+  // A value no sender writes: a receive word not overwritten.
+  static constexpr std::uint64_t kUnset = ~std::uint64_t{0};
 
   // The arrays for peers `peers` (the graph's neighbours in the order
-  // `order`, or NULL: the peers' own) with buffers bufs[k] and the words
-  // words[k] (words[0] for all where `one_word`: the sender's). Kept from
-  // the last call where `key`, the unit, the buffers and the words are the
-  // same.
+  // `order`, or NULL: the peers' own) with buffers bufs[k], and the words
+  // behind them, held here: one for every message where `sending` (the
+  // sender's), else one per neighbour. Kept from the last call where
+  // `key`, the unit and the buffers are the same.
   int describe(const Messages &peers, const std::vector<int> *order, std::size_t unit_bytes, int key,
-               const void *const *bufs, const std::uint64_t *words, bool one_word);
+               const void *const *bufs, bool sending);
+  // Before the collective: every word (the sender's word_for; kUnset).
+  void set_words(std::uint64_t value) { std::fill(words_.begin(), words_.end(), value); }
+  // After it: the word received from neighbour k.
+  std::uint64_t word(int k) const { return words_[k]; }
 
   const int *counts() const { return counts_.data(); }
   const MPI_Aint *displs() const { return displs_.data(); }
@@ -59,7 +66,7 @@ class NeighborTypes {
   std::size_t unit_ = 0;
   int key_ = -1;
   std::vector<const void *> bufs_;
-  const std::uint64_t *words_ = nullptr;
+  std::vector<std::uint64_t> words_;  // sized when the types are built, which hold their addresses
   std::vector<int> counts_, peer_of_;
   std::vector<MPI_Aint> displs_;
   std::vector<MPI_Datatype> types_;  // MPI_BYTE (no message) or a struct type owned here

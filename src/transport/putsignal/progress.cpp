@@ -46,9 +46,10 @@ int PutSignalTransport::progress(bool drain, bool in_begin) {
 
 // The oldest queued message of each region, while it may be written.
 int PutSignalTransport::write_queued(bool in_begin) {
-  for (int d = 0; d < kDirections && pending_ > 0; d++) {
+  for (Direction dir : {Direction::root_to_leaf, Direction::leaf_to_root}) {
+    if (pending_ == 0) break;
+    const int d = dir_index(dir);
     RegionQueues &queues = to_write(d);
-    const Direction dir = d == 0 ? Direction::root_to_leaf : Direction::leaf_to_root;
     const std::vector<std::unique_ptr<SendLink>> &peers = senders_of(dir);
     for (std::size_t i = 0; i < queues.size(); i++) {
       RegionQueue &q = queues.at(i);
