@@ -327,8 +327,10 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *   "putsignal" one-sided put with signal: the sender packs straight into
  *              the receiver's region (a shared-memory heap for ranks of
  *              its node, an MPI RMA window, passive target, for the
- *              others, or point-to-point with -stf_putsignal_net p2p,
- *              the default where built with MPICH)
+ *              others where MPI's RMA is one-sided, else point-to-point:
+ *              -stf_putsignal_net auto|rma|p2p, default auto, which
+ *              probes once whether a put reaches a rank outside MPI, and
+ *              means p2p where built with MPICH)
  *              and raises a signal; the receiver unpacks from the
  *              region and returns a credit. No MPI call per message inside
  *              a node. -stf_putsignal_slots S (1..64, a power of two,

@@ -211,7 +211,7 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   std::string choice;              // why: for the view
   try {
     for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_chunk_bytes(sf->opts, sizeof(double)),
-                                           putsignal_rma_between_nodes(sf->opts)))
+                                           putsignal_rma_forced(sf->opts)))
       if (auto_candidate(p.type)) cands.push_back(p);
     // The machine's name, as the profile gives it, at most a line long: the
     // choice is kept by every auto SF.

@@ -29,7 +29,8 @@ int model_profile(stf_sf sf, const model::Profile **out);
 // and profile give the same list on every rank.
 // split_bytes: the bytes of split's messages between nodes
 // (split_chunk_bytes); putsignal_rma: whether putsignal's messages to other
-// nodes go through RMA (-stf_putsignal_net).
+// nodes go through RMA (-stf_putsignal_net rma; auto is predicted as
+// point-to-point: the set-up probes the MPI, which a pure model cannot).
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double unit_bytes,
                                     double split_bytes, bool putsignal_rma);
 // The candidates -stf_type auto chooses among.

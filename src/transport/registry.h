@@ -58,9 +58,10 @@ extern const OptionSpec window_sync_option;
 // and how messages reach other nodes.
 extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, putsignal_timeout_option,
     putsignal_net_option;
-// Whether putsignal reaches other nodes through MPI RMA, a signal per
-// message (-stf_putsignal_net rma), or by point-to-point (p2p).
-bool putsignal_rma_between_nodes(const Options &o);
+// Whether putsignal must reach other nodes through MPI RMA, a signal per
+// message (-stf_putsignal_net rma); under auto it does only where the MPI's
+// RMA is one-sided, which the set-up probes (putsignal/net_choice.h).
+bool putsignal_rma_forced(const Options &o);
 // nvshmem.cpp: regions per peer, bytes per unit a region holds.
 extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option, nvshmem_pool_option;
 

@@ -106,11 +106,8 @@ void all_to_all_stress(Checker &ck, const char *options, int n, int rounds, int 
   stf_destroy(&sf);
 }
 
-// The view says what each rank holds.
-void view(Checker &ck, int me, int size) {
-  ck.context("view");
-  stf_sf sf = ring(ck, "-stf_type putsignal", me, size);
-  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+// What stf_view prints for sf (collective).
+std::string view_text(Checker &ck, stf_sf sf) {
   std::FILE *f = std::tmpfile();
   ck.code(stf_view(sf, f), STF_SUCCESS, "stf_view");
   std::string text;
@@ -118,12 +115,62 @@ void view(Checker &ck, int me, int size) {
   char buf[512];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
   std::fclose(f);
+  return text;
+}
+
+// Whether sf's messages to other nodes go by point-to-point, as its view
+// says (collective; the answer is rank 0's, broadcast).
+bool p2p_between_nodes(Checker &ck, stf_sf sf, MPI_Comm comm) {
+  int p2p = view_text(ck, sf).find("other nodes' through MPI point-to-point") != std::string::npos;
+  MPI_Bcast(&p2p, 1, MPI_INT, 0, comm);
+  return p2p;
+}
+
+// The view says what each rank holds.
+void view(Checker &ck, int me, int size) {
+  ck.context("view");
+  stf_sf sf = ring(ck, "-stf_type putsignal", me, size);
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  const std::string text = view_text(ck, sf);
   if (me == 0)
     ck.check(text.find("transport putsignal (one-sided put with signal") != std::string::npos &&
                  text.find("peer link(s) in the node's heap") != std::string::npos &&
                  text.find("fetch-and-op: basic fallback") != std::string::npos,
              "view:\n%s", text.c_str());
   stf_destroy(&sf);
+}
+
+// -stf_putsignal_net auto: the route to other nodes that the test's
+// environment expects (STF_TEST_NET: rma where MPI's RMA is one-sided, p2p
+// where Open MPI emulates it with osc/pt2pt or where built with MPICH),
+// with its reason in the view; a second SF takes the first one's answer
+// (Open MPI: MPICH builds do not probe).
+void net_choice(Checker &ck, int me, int size) {
+  const char *want = std::getenv("STF_TEST_NET");
+  if (!want || !*want) return;
+  ck.context("net choice");
+#if defined(MPICH_VERSION)
+  const char *probed = "";  // auto means p2p there without a probe
+#else
+  const char *probed = " (probed before)";
+#endif
+  for (const char *again : {"", probed}) {
+    stf_sf sf = ring(ck, "-stf_type putsignal -stf_putsignal_net auto", me, size);
+    ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+    int nnodes = 1;
+    ck.code(stf_get_node_layout(sf, nullptr, &nnodes, nullptr, nullptr), STF_SUCCESS, "stf_get_node_layout");
+    if (nnodes == 1) {  // nothing to choose
+      stf_destroy(&sf);
+      return;
+    }
+    const std::string text = view_text(ck, sf);
+    const std::string route = std::strcmp(want, "p2p") == 0 ? "other nodes' through MPI point-to-point (auto"
+                                                             : "other nodes' through an MPI RMA window (auto";
+    if (me == 0)
+      ck.check(text.find(route) != std::string::npos && text.find(again) != std::string::npos,
+               "wanted \"%s\"%s in the view:\n%s", route.c_str(), again, text.c_str());
+    stf_destroy(&sf);
+  }
 }
 
 // Ranks 0 and 1 on a communicator of their own (*pair; the other ranks
@@ -168,31 +215,21 @@ void refuses_after_timeout(Checker &ck, stf_sf sf) {
 // Rank 1 begins two operations (with one region per peer, its second
 // message must wait until rank 0 has taken the first) and then does not
 // call in for 3 s; rank 0, with a timeout of 1 s, ends the second first.
-// Where messages between nodes go by point-to-point (-stf_putsignal_net
-// p2p, the default built with MPICH) nothing waits for the sleeping rank
-// there, and both succeed.
-bool p2p_between_nodes() {
-  const char *e = std::getenv("STF_PUTSIGNAL_NET");
-  if (e && *e) return std::strcmp(e, "p2p") == 0;
-#if defined(MPICH_VERSION)
-  return true;
-#else
-  return false;
-#endif
-}
-
+// Where messages between nodes go by point-to-point (net_choice.h)
+// nothing waits for the sleeping rank there, and both succeed.
 void stalled_peer(Checker &ck, int me) {
   ck.context("a peer that stops calling in");
   MPI_Comm pair;
   stf_sf sf = pair_sf(ck, "-stf_type putsignal -stf_putsignal_slots 1 -stf_putsignal_timeout 1", me, &pair);
   if (!sf) return;
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  int nnodes = 1;
+  ck.code(stf_get_node_layout(sf, nullptr, &nnodes, nullptr, nullptr), STF_SUCCESS, "stf_get_node_layout");
+  const int second = nnodes > 1 && p2p_between_nodes(ck, sf, pair) ? STF_SUCCESS : STF_ERR_TIMEOUT;
   double root[2] = {1.0 + me, 2.0 + me}, leaf[2] = {0, 0};
   stf_request a = nullptr, b = nullptr;
   ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[0], &leaf[0], MPI_REPLACE, &a), STF_SUCCESS, "begin 1");
   ck.code(stf_bcast_begin(sf, MPI_DOUBLE, &root[1], &leaf[1], MPI_REPLACE, &b), STF_SUCCESS, "begin 2");
-  int nnodes = 1;
-  ck.code(stf_get_node_layout(sf, nullptr, &nnodes, nullptr, nullptr), STF_SUCCESS, "stf_get_node_layout");
-  const int second = nnodes > 1 && p2p_between_nodes() ? STF_SUCCESS : STF_ERR_TIMEOUT;
   if (me == 0) {
     const double t0 = MPI_Wtime();
     ck.code(stf_bcast_end(sf, &b), second, "end 2 while the peer sleeps");
@@ -448,6 +485,7 @@ int main(int argc, char **argv) {
   for (const char *o : {"-stf_type putsignal -stf_putsignal_slots 1", "-stf_type putsignal -stf_putsignal_slots 2"})
     all_to_all_stress(ck, o, 7, 20, me, size);
   view(ck, me, size);
+  net_choice(ck, me, size);
   large_contiguous(ck, me, size);
   if (size >= 2) begin_never_waits(ck, me);
   if (size >= 2) stalled_peer(ck, me);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "transport/putsignal/link.h"
+#include "transport/putsignal/net_choice.h"
 #include "transport/putsignal/rma_link.h"
 #include "transport/putsignal/tags.h"
 #include "transport/transport.h"
@@ -24,10 +25,12 @@ namespace stf::putsignal {
 class Layout {
  public:
   // slots: regions per ring (a power of two); unit_capacity: bytes per
-  // unit a region holds; rma_between_nodes: -stf_putsignal_net rma.
-  Layout(const TransportContext &ctx, int slots, int unit_capacity, bool rma_between_nodes)
+  // unit a region holds; net: how messages reach other nodes.
+  Layout(const TransportContext &ctx, int slots, int unit_capacity, const NetChoice &net)
       : comm_(ctx.comm), topo_(ctx.topology), plan_(ctx.plan), slots_(slots), unit_capacity_(unit_capacity),
-        rma_between_nodes_(rma_between_nodes) {}
+        rma_between_nodes_(net.rma) {
+    rma_.flush_waits_for_target = net.emulated;
+  }
   ~Layout();  // frees the windows: the transport has waited for its signals
   Layout(const Layout &) = delete;
   Layout &operator=(const Layout &) = delete;

@@ -98,7 +98,7 @@ class ReceiveLink : public Link {
   SlotRing ring_;  // set up by the kind of link (none on the point-to-point route)
 };
 
-// The point-to-point route to other nodes (-stf_putsignal_net p2p): no
+// The point-to-point route to other nodes (net_choice.h): no
 // ring, so every message is large and goes by MPI with no signal. The
 // transport asks such a link nothing of its regions (has_regions()).
 class P2pSendLink final : public SendLink {

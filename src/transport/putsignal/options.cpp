@@ -13,20 +13,14 @@ const OptionSpec putsignal_unit_bytes_option = {
     "stf_putsignal_unit_bytes", "STF_PUTSIGNAL_UNIT_BYTES", "1..65536",
     "putsignal transport: bytes per unit a region holds; larger messages go by MPI point-to-point (default 16)",
     "16", nullptr, 1, 65536};
-#if defined(MPICH_VERSION)
-#define STF_PUTSIGNAL_NET_DEFAULT "p2p"
-#else
-#define STF_PUTSIGNAL_NET_DEFAULT "rma"
-#endif
 const OptionSpec putsignal_net_option = {
-    "stf_putsignal_net", "STF_PUTSIGNAL_NET", "rma|p2p",
-    "putsignal transport: how messages reach other nodes: rma (an MPI RMA window, a signal per message) or p2p "
-    "(MPI point-to-point); default " STF_PUTSIGNAL_NET_DEFAULT " (p2p where built with MPICH, whose 4.0.2 stalled "
-    "in MPI RMA between hosts)",
-    STF_PUTSIGNAL_NET_DEFAULT, nullptr};
-#undef STF_PUTSIGNAL_NET_DEFAULT
+    "stf_putsignal_net", "STF_PUTSIGNAL_NET", "auto|rma|p2p",
+    "putsignal transport: how messages reach other nodes: rma (an MPI RMA window, a signal per message), p2p "
+    "(MPI point-to-point) or auto: rma where a put reaches a rank of another node without its help, p2p where "
+    "the MPI emulates RMA over messages or is MPICH (default auto)",
+    "auto", nullptr};
 
-bool putsignal_rma_between_nodes(const Options &o) { return o.text(putsignal_net_option) == "rma"; }
+bool putsignal_rma_forced(const Options &o) { return o.text(putsignal_net_option) == "rma"; }
 
 const OptionSpec putsignal_timeout_option = {
     "stf_putsignal_timeout", "STF_PUTSIGNAL_TIMEOUT", "0..86400",

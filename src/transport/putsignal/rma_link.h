@@ -1,5 +1,5 @@
-// Links to peers on other nodes through the SF's RMA window (-stf_putsignal_net
-// rma): passive target, locked for the SF's life. The receiver's ring lies
+// Links to peers on other nodes through the SF's RMA window (net_choice.h):
+// passive target, locked for the SF's life. The receiver's ring lies
 // in its window and the sender's credit words in the sender's: the sender
 // puts the message, flushes (the data is there before the signal), then
 // writes the signal with MPI_Raccumulate(MPI_REPLACE), element-wise atomic;
@@ -21,6 +21,9 @@ namespace stf::putsignal {
 class RmaWindow {
  public:
   MPI_Win win = MPI_WIN_NULL;  // allocated and freed by layout.cpp
+  // A flush completes only once the target calls MPI (net_choice.h): MPICH
+  // 4.0.2 without asynchronous progress, Open MPI's osc/pt2pt.
+  bool flush_waits_for_target = false;
 
   // value into the word at disp of rank's window, complete locally on return.
   int accumulate(int rank, MPI_Aint disp, std::uint64_t value);
@@ -50,15 +53,10 @@ class RmaSendLink final : public SendLink {
   char *in_place(std::uint64_t, std::uint64_t) override { return nullptr; }  // the ring is not mine to store into
   int write(std::uint64_t n, const void *packed, std::size_t bytes) override;
   int mark(std::uint64_t n, std::size_t bytes) override;
-  // MPI_Win_flush completes at the target, which MPICH 4.0.2 (without
-  // asynchronous progress) does only when the target calls MPI: a begin
-  // waited as long as its peer came late. Open MPI's flush through shared
-  // memory does not wait; through osc/pt2pt between hosts it may (not
-  // measured), and writing in begin is what lets a message leave before
-  // the end, so there it stays.
-#if defined(MPICH_VERSION)
-  bool write_waits_for_peer() const override { return true; }
-#endif
+  // Where a flush waits for the target to call MPI, a begin would wait as
+  // long as its peer came late; where it does not, writing in begin lets
+  // a message leave before the end.
+  bool write_waits_for_peer() const override { return window_.flush_waits_for_target; }
 
  private:
   int signal(std::uint64_t n, std::size_t bytes, bool mark);

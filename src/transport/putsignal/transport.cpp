@@ -33,15 +33,18 @@
 //   the signal with MPI_Raccumulate(MPI_REPLACE) (element-wise atomic),
 //   flushed locally at once; the receiver polls its own window memory
 //   after MPI_Win_sync and returns credits the same way.
-// - -stf_putsignal_net p2p sends messages to other nodes by MPI
-//   point-to-point instead (a link without regions); it is the default
-//   when built with MPICH: with MPICH 4.0.2 over UCX (4 ranks on 2 cores,
-//   every pair on other nodes) a rank's MPI_Win_flush, or its accumulates'
-//   completion, stalled for tens of seconds, seen again and again until
-//   the test's 280 s limit, while the target polled in MPI_Iprobe and
-//   MPI_Test (also with MPICH's waits made to yield the core: no rank was
-//   starved). Other MPICH versions and derivatives were not tried; rma
-//   turns the window back on. Node peers go through the heap either way.
+// - Messages to other nodes go by MPI point-to-point instead (a link
+//   without regions) where the RMA would not be one-sided
+//   (net_choice.h): -stf_putsignal_net auto probes, at the first set-up
+//   across nodes, whether a put reaches a rank outside MPI. Open MPI's
+//   osc/pt2pt (its RMA between hosts over TCP) does not: each put waits for
+//   its target's next MPI call. Built with MPICH, auto means p2p without a
+//   probe: with MPICH 4.0.2 over UCX (4 ranks on 2 cores, every pair on
+//   other nodes) a rank's MPI_Win_flush, or its accumulates' completion,
+//   stalled for tens of seconds, again and again until the test's 280 s
+//   limit, while the target polled in MPI_Iprobe and MPI_Test (also with
+//   MPICH's waits made to yield the core: no rank was starved). rma and
+//   p2p force either. Node peers go through the heap either way.
 // - Regions are sized at set-up for units of -stf_putsignal_unit_bytes (the
 //   unit is known only per operation); a message larger than its region
 //   goes by MPI point-to-point. Both ends decide alike (they know the
@@ -93,13 +96,13 @@
 namespace stf {
 namespace putsignal {
 
-PutSignalTransport::PutSignalTransport(const TransportContext &ctx)
+PutSignalTransport::PutSignalTransport(const TransportContext &ctx, NetChoice net)
     : comm_(ctx.comm), plan_(ctx.plan), slots_(static_cast<int>(ctx.opts.number(putsignal_slots_option))),
       unit_capacity_(static_cast<int>(ctx.opts.number(putsignal_unit_bytes_option))),
       timeout_(static_cast<double>(ctx.opts.number(putsignal_timeout_option))),
-      rma_between_nodes_(putsignal_rma_between_nodes(ctx.opts)),
+      net_(std::move(net)),
       spins_(ctx.topology.local_size > sysconf(_SC_NPROCESSORS_ONLN) ? 200 : 100000),
-      layout_(ctx, slots_, unit_capacity_, rma_between_nodes_) {}
+      layout_(ctx, slots_, unit_capacity_, net_) {}
 
 PutSignalTransport::~PutSignalTransport() {
   int finalized = 0;
@@ -126,7 +129,7 @@ int PutSignalTransport::init() { return layout_.init(); }
 std::string PutSignalTransport::describe() const {
   return "putsignal (one-sided put with signal, " + std::to_string(slots_) +
          " regions per peer and direction: node peers through a shared-memory heap, other nodes' through " +
-         (rma_between_nodes_ ? "an MPI RMA window" : "MPI point-to-point") +
+         (net_.rma ? "an MPI RMA window" : "MPI point-to-point") + " (" + net_.why + ")" +
          "; messages of more than " + std::to_string(unit_capacity_) +
          " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
 }
@@ -353,8 +356,10 @@ void PutSignalTransport::abandon(Channel &c) {
 
 int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
   std::unique_ptr<putsignal::PutSignalTransport> t;
+  putsignal::NetChoice net;
+  STF_CHECK(putsignal::choose_net(ctx, &net));
   STF_CHECK(prepare_agreed(ctx, [&] {
-    t = std::make_unique<putsignal::PutSignalTransport>(ctx);
+    t = std::make_unique<putsignal::PutSignalTransport>(ctx, std::move(net));
     t->prepare();
   }));
   STF_CHECK(t->init());

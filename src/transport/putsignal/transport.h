@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "transport/putsignal/channel.h"
 #include "transport/putsignal/layout.h"
+#include "transport/putsignal/net_choice.h"
 #include "transport/putsignal/tags.h"
 #include "transport/registry.h"
 #include "transport/slot_ring.h"
@@ -27,7 +28,7 @@ bool cancel_receive(MPI_Request *r);
 
 class PutSignalTransport final : public TransportDefaults {
  public:
-  explicit PutSignalTransport(const TransportContext &ctx);
+  PutSignalTransport(const TransportContext &ctx, NetChoice net);
   ~PutSignalTransport() override;
 
   void prepare();
@@ -183,7 +184,7 @@ class PutSignalTransport final : public TransportDefaults {
   const Plan &plan_;
   const int slots_, unit_capacity_;
   const double timeout_;
-  const bool rma_between_nodes_;  // -stf_putsignal_net rma
+  const NetChoice net_;  // how messages reach other nodes, and why
   const long spins_;  // polls before yielding (Backoff)
   Layout layout_;
   std::uint64_t next_seq_[kDirections] = {0, 0};
