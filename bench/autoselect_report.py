@@ -8,7 +8,7 @@ usage: bench/autoselect_report.py RUN.json... [--again RUN2.json...] [--plot FIL
 Per layout (hosts x ranks per host), over the cases (graph x unit size):
   within 5%   fraction of cases whose pick's measured time is at most 1.05
               times the fastest of auto's candidates (basic, neighbor,
-              2step, 3step, split) in the same run
+              putsignal, 2step, 3step, split) in the same run
   mean, worst the pick's time over the fastest's (the slowdown)
 for three picks: the model's (-stf_type auto, predictions for 8-byte
 units), the model's at the case's unit size (the smallest predicted time

@@ -123,13 +123,10 @@ std::vector<double> powers(double from, double to, double factor) {
   return v;
 }
 
-// Ping-pong plus many-message sends between rank 0 and partner.
-m::Postal measure_postal(int partner, const Options &o) {
-  const std::vector<double> sizes = powers(8, o.max_size, 2), counts = {1, 2, 4, 8, 16, 32};
-  const std::vector<double> t = calibrate::pingpong(0, partner, sizes, o.settings);
-  const std::vector<double> k = calibrate::many_messages(0, partner, counts, o.settings);
+// The postal fit of one-way times t at sizes, printed beside them on rank
+// 0 (which measured them).
+m::Postal fitted(const std::vector<double> &sizes, const std::vector<double> &t) {
   m::Postal p = m::fit_postal(sizes, t);
-  p.gap = m::fit_gap(counts, k);
   p.measured = true;
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -137,18 +134,47 @@ m::Postal measure_postal(int partner, const Options &o) {
     std::printf("  %10s %12s %12s\n", "bytes", "one-way us", "model us");
     for (size_t i = 0; i < sizes.size(); ++i)
       std::printf("  %10.0f %12.3f %12.3f\n", sizes[i], 1e6 * t[i], 1e6 * p.time(sizes[i]));
+  }
+  return p;
+}
+
+// Rank 0 measured; everyone writes the same profile.
+void share(m::Postal *p) {
+  int nseg = static_cast<int>(p->segments.size());
+  MPI_Bcast(&nseg, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  p->segments.resize(nseg);
+  MPI_Bcast(p->segments.data(), static_cast<int>(nseg * sizeof(m::PostalSegment)), MPI_BYTE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&p->gap, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+// Ping-pong plus many-message sends between rank 0 and partner.
+m::Postal measure_postal(int partner, const Options &o) {
+  const std::vector<double> sizes = powers(8, o.max_size, 2), counts = {1, 2, 4, 8, 16, 32};
+  const std::vector<double> t = calibrate::pingpong(0, partner, sizes, o.settings);
+  const std::vector<double> k = calibrate::many_messages(0, partner, counts, o.settings);
+  m::Postal p = fitted(sizes, t);
+  p.gap = m::fit_gap(counts, k);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
     std::printf("  k messages of 8 B (round trip us):");
     for (size_t i = 0; i < counts.size(); ++i) std::printf(" %g:%.2f", counts[i], 1e6 * k[i]);
     std::printf("\n");
   }
-  // Rank 0 measured; everyone writes the same profile.
-  int nseg = static_cast<int>(p.segments.size());
-  MPI_Bcast(&nseg, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  p.segments.resize(nseg);
-  MPI_Bcast(p.segments.data(), static_cast<int>(nseg * sizeof(m::PostalSegment)), MPI_BYTE, 0, MPI_COMM_WORLD);
-  MPI_Bcast(&p.gap, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  share(&p);
   return p;
 }
+
+#if !defined(STF_SMPI)
+// The put-with-signal protocol alone between rank 0 and partner, on one
+// node (putsignal's in-node messages).
+m::Postal measure_heap(int partner, const Options &o) {
+  const std::vector<double> sizes = powers(8, o.max_size, 2);
+  m::Postal p = fitted(sizes, calibrate::heap_pingpong(0, partner, sizes, o.settings));
+  share(&p);
+  return p;
+}
+#endif
 
 void print_postal(const char *name, const m::Postal &p) {
   std::printf("%s: %s, gap %.3f us, busy step %.3f us\n", name, p.measured ? "measured" : "built-in (not measured)",
@@ -222,6 +248,10 @@ int main(int argc, char **argv) {
   if (same > 0) {
     if (rank == 0) std::printf("same node (ranks 0 and %d):\n", same);
     prof.network.same_node = measure_postal(same, o);
+#if !defined(STF_SMPI)  // SMPI's ranks share no memory
+    if (rank == 0) std::printf("put with signal through shared memory (ranks 0 and %d):\n", same);
+    prof.onesided.heap = measure_heap(same, o);
+#endif
   }
   if (other > 0) {
     if (rank == 0) std::printf("other node (ranks 0 and %d):\n", other);
@@ -301,6 +331,7 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     print_postal("postal same node", prof.network.same_node);
     print_postal("postal other node", prof.network.other_node);
+    if (prof.onesided.heap.measured) print_postal("put with signal in a node", prof.onesided.heap);
     const m::MaxRate &mr = prof.network.off_node;
     std::printf("max-rate: %s, alpha %.3f us, R_N %.3f GB/s, R_b %.3f GB/s (up to %d pairs)\n",
                 mr.measured ? "measured" : "built-in", 1e6 * mr.alpha, 1e-9 * mr.node_rate, 1e-9 * mr.pair_rate,

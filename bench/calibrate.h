@@ -41,6 +41,11 @@ std::vector<stf::model::MaxRateSample> multi_pair(const std::vector<int> &first,
 // On every rank.
 double busy_step(const std::vector<int> &to, const Settings &s);
 
+// One-way time of the put-with-signal protocol alone (bare_putsignal.h)
+// between ranks a and b of one node, for each size: the in-node term of the
+// putsignal transport. On rank a. Not under SMPI (no shared memory).
+std::vector<double> heap_pingpong(int a, int b, const std::vector<double> &sizes, const Settings &s);
+
 // An 8-byte MPI_Put completed by MPI_Win_flush, from a to b, in seconds.
 // On rank a.
 double put_flush(int a, int b, const Settings &s);

@@ -7,6 +7,9 @@
 
 #include "bench_common.h"
 #include "calibrate.h"
+#if !defined(STF_SMPI)
+#include "bare_putsignal.h"
+#endif
 
 namespace calibrate {
 
@@ -210,6 +213,27 @@ double busy_step(const std::vector<int> &to, const Settings &s) {
   sleeping_barrier(MPI_COMM_WORLD);
   return per_step[per_step.size() / 2];
 }
+
+#if !defined(STF_SMPI)
+std::vector<double> heap_pingpong(int a, int b, const std::vector<double> &sizes, const Settings &s) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<double> out(sizes.size(), 0);
+  MPI_Comm pair = subset(rank == a || rank == b);
+  if (pair != MPI_COMM_NULL) {
+    std::vector<char> buf(static_cast<size_t>(sizes.empty() ? 0 : sizes.back()) + 1, 1);
+    {
+      BarePutSignal bare(pair, static_cast<long>(buf.size()));
+      const std::vector<double> rt = timed_items(pair, s, static_cast<int>(sizes.size()),
+                                                 [&](int i) { bare(buf.data(), static_cast<long>(sizes[i])); });
+      for (size_t i = 0; i < sizes.size(); ++i) out[i] = rt[i] / 2;
+    }
+    MPI_Comm_free(&pair);
+  }
+  sleeping_barrier(MPI_COMM_WORLD);
+  return out;
+}
+#endif
 
 double put_flush(int a, int b, const Settings &s) {
   int rank;

@@ -42,6 +42,7 @@
 // starforest, and the median round is reported with the fastest and slowest.
 #include <starforest.h>
 
+#include "bare_putsignal.h"
 #include "bench_common.h"
 #include "check.h"
 
@@ -244,60 +245,6 @@ struct PersistentRoundtrip {
   }
 };
 
-// The put-with-signal protocol alone. Each rank's part of a shared window
-// holds a signal word (its own cache line) and a payload region. To send,
-// copy the message into the receiver's region, then store the round trip's
-// number into its signal (release); to receive, poll the own signal until
-// it holds that number (acquire), then copy the payload out. A region is
-// written again only after its owner has answered, so one region suffices.
-class BarePutSignal {
- public:
-  static constexpr MPI_Aint kLine = 64;
-
-  BarePutSignal(int rank, long max_bytes) : rank_(rank) {
-    MPI_Win_allocate_shared(kLine + max_bytes, 1, MPI_INFO_NULL, g_pair, &mine_, &win_);
-    MPI_Aint bytes;
-    int disp;
-    MPI_Win_shared_query(win_, 1 - rank, &bytes, &disp, &peer_);
-    signal(mine_)->store(0, std::memory_order_relaxed);
-    MPI_Barrier(g_pair);
-  }
-  ~BarePutSignal() { MPI_Win_free(&win_); }
-  BarePutSignal(const BarePutSignal &) = delete;
-  BarePutSignal &operator=(const BarePutSignal &) = delete;
-
-  void operator()(char *buf, long size) {
-    ++seq_;
-    if (rank_ == 0) {
-      send(buf, size);
-      receive(buf, size);
-    } else {
-      receive(buf, size);
-      send(buf, size);
-    }
-  }
-
- private:
-  static std::atomic<std::uint64_t> *signal(char *base) {
-    return reinterpret_cast<std::atomic<std::uint64_t> *>(base);
-  }
-  void send(const char *buf, long size) {
-    std::memcpy(peer_ + kLine, buf, size);
-    signal(peer_)->store(seq_, std::memory_order_release);
-  }
-  // Spins, yielding now and then: ranks may outnumber cores.
-  void receive(char *buf, long size) {
-    for (unsigned polls = 1; signal(mine_)->load(std::memory_order_acquire) != seq_; ++polls)
-      if (polls % 256 == 0) sched_yield();
-    std::memcpy(buf, mine_ + kLine, size);
-  }
-
-  int rank_;
-  std::uint64_t seq_ = 0;
-  MPI_Win win_ = MPI_WIN_NULL;
-  char *mine_ = nullptr, *peer_ = nullptr;
-};
-
 // Whether the pair shares memory (the bare protocol needs it).
 bool pair_on_one_node() {
   MPI_Comm node;
@@ -478,7 +425,7 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
   std::unique_ptr<BarePutSignal> bare;
   std::vector<char> bare_buf;
   if (with_bare) {
-    bare = std::make_unique<BarePutSignal>(rank, sizes.back());
+    bare = std::make_unique<BarePutSignal>(g_pair, sizes.back());
     bare_buf.resize(sizes.back());
   }
   if (rank == 0) {

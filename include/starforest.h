@@ -379,8 +379,10 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *   (collective) plans the steps; split plans again, once, for each
  *   new unit size. Operations of such an SF may be ended in any order:
  *   ending one finishes those begun before it.
- *   "auto"     at set-up, the one of basic, neighbor, 2step, 3step and
- *              split (node-aware ones across nodes only) with the smallest
+ *   "auto"     at set-up, the one of basic, neighbor, putsignal, 2step,
+ *              3step and split (node-aware ones across nodes only; putsignal
+ *              faster than basic only where the profile measured its
+ *              protocol, see scripts/bench calibrate) with the smallest
  *              predicted time for 8-byte units (stf_explain prints the
  *              predictions), from the machine profile -stf_model_profile
  *              FILE (else built-in values); -stf_autotune N also times the

@@ -12,6 +12,11 @@ namespace stf::model {
 struct OneSided {
   double sync = 0;  // seconds per message, beyond the postal time of its data
   bool measured = false;
+  // The put-with-signal protocol alone through a node's shared memory (a
+  // copy in, a signal, a copy out), one-way, as calibrate measures it: the
+  // in-node messages of the putsignal transport. Not measured: they are
+  // priced as MPI's messages plus a signal each.
+  Postal heap;
 };
 
 struct Collective {

@@ -35,6 +35,7 @@ Profile default_profile() {
   p.network.off_node.node_rate = 12e9;
   p.network.off_node.pair_rate = 10e9;
   p.onesided.sync = 1e-6;
+  p.onesided.heap = p.network.same_node;  // unmeasured: not used (onesided.h)
   p.collective.call = 3e-6;
   const double host[kPatterns] = {10e9, 4e9, 2e9};
   const double device[kPatterns] = {500e9, 300e9, 150e9};
@@ -97,8 +98,10 @@ std::string profile_to_json(const Profile &p) {
                           .set("pair_rate", num(m.pair_rate))
                           .set("node_gap", num(m.node_gap))
                           .set("pairs_measured", num(m.pairs_measured)))
-      .set("onesided",
-           Json::object().set("measured", Json::boolean(p.onesided.measured)).set("sync", num(p.onesided.sync)))
+      .set("onesided", Json::object()
+                           .set("measured", Json::boolean(p.onesided.measured))
+                           .set("sync", num(p.onesided.sync))
+                           .set("heap", postal_json(p.onesided.heap)))
       .set("collective",
            Json::object().set("measured", Json::boolean(p.collective.measured)).set("call", num(p.collective.call)))
       .set("host_pack", rates_json(p.host_pack))
@@ -260,6 +263,7 @@ bool profile_from_json(const std::string &text, Profile *out, std::string *error
   Reader o = r.object("onesided");
   o.boolean("measured", &p.onesided.measured);
   o.number("sync", &p.onesided.sync);
+  read_postal(o.object("heap"), &p.onesided.heap, &err, "onesided.heap.");
   Reader c = r.object("collective");
   c.boolean("measured", &p.collective.measured);
   c.number("call", &p.collective.call);

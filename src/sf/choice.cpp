@@ -64,11 +64,30 @@ model::CommStats comm_stats(const Traffic &t, double u) {
 
 Prediction of(const std::string &type, const model::Cost &c) { return {type, c.seconds, c.dominant}; }
 
+// putsignal: its messages in a node by the put-with-signal protocol where
+// calibrate measured it and the units fit their regions, else as MPI's
+// messages plus a signal each; those to other nodes by MPI, plus a signal
+// each where they go through RMA.
+Prediction predict_putsignal(const model::Profile &p, const Traffic &t, const model::CommStats &st, double u, bool rma,
+                     double unit_bytes) {
+  model::Network net = p.network;
+  double signals = (rma ? t.messages_off_node : 0) * p.onesided.sync;
+  if (p.onesided.heap.measured && u <= unit_bytes)
+    net.same_node.segments = p.onesided.heap.segments;  // MPI's gap and busy step stay
+  else
+    signals += t.messages_in_node * p.onesided.sync;
+  const model::Cost c = model::cost_standard(net, st);
+  return {"putsignal", c.seconds + signals, c.dominant};
+}
+
 double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s[s.size() / 2]; }
 
 }  // namespace
 
 bool auto_candidate(const std::string &type) {
+#if !defined(STF_SMPI)  // SMPI has no putsignal (transport/registry.cpp)
+  if (type == "putsignal") return true;
+#endif
   const Method *m = find_method(type);
   return type == "basic" || type == "neighbor" || (m && m->kind == MethodKind::strategy);
 }
@@ -79,7 +98,7 @@ double split_chunk_bytes(const Options &o, double unit_bytes) {
 }
 
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double u, double split_bytes,
-                                    bool putsignal_rma) {
+                                    bool putsignal_rma, double putsignal_unit_bytes) {
   const model::CommStats st = comm_stats(t, u);
   const model::Cost standard = model::cost_standard(p.network, st);
   std::vector<Prediction> out = {of("basic", standard)};
@@ -90,9 +109,7 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
   out.push_back({"neighbor", standard.seconds + p.collective.call, standard.dominant});
   const double signals = messages * p.onesided.sync;
   out.push_back({"window", standard.seconds + 2 * signals, standard.dominant});  // address and data
-  const double put_signals =
-      (t.messages_in_node + (putsignal_rma ? t.messages_off_node : 0)) * p.onesided.sync;
-  out.push_back({"putsignal", standard.seconds + put_signals, standard.dominant});
+  out.push_back(predict_putsignal(p, t, st, u, putsignal_rma, putsignal_unit_bytes));
   if (t.nodes > 1) {
     out.push_back(of("2step", model::cost_2step(p.network, st)));
     out.push_back(of("3step", model::cost_3step(p.network, st)));
@@ -210,8 +227,9 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   std::vector<std::string> names;  // of the candidates, or of those timed
   std::string choice;              // why: for the view
   try {
-    for (const Prediction &p : predict_all(*profile, traffic, sizeof(double), split_chunk_bytes(sf->opts, sizeof(double)),
-                                           putsignal_rma_forced(sf->opts)))
+    for (const Prediction &p :
+         predict_all(*profile, traffic, sizeof(double), split_chunk_bytes(sf->opts, sizeof(double)),
+                     putsignal_rma_forced(sf->opts), static_cast<double>(sf->opts.number(putsignal_unit_bytes_option))))
       if (auto_candidate(p.type)) cands.push_back(p);
     // The machine's name, as the profile gives it, at most a line long: the
     // choice is kept by every auto SF.

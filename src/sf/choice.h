@@ -30,9 +30,11 @@ int model_profile(stf_sf sf, const model::Profile **out);
 // split_bytes: the bytes of split's messages between nodes
 // (split_chunk_bytes); putsignal_rma: whether putsignal's messages to other
 // nodes go through RMA (-stf_putsignal_net rma; auto is predicted as
-// point-to-point: the set-up probes the MPI, which a pure model cannot).
+// point-to-point: the set-up probes the MPI, which a pure model cannot);
+// putsignal_unit_bytes: the bytes per unit its regions hold
+// (-stf_putsignal_unit_bytes; larger units go by point-to-point).
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double unit_bytes,
-                                    double split_bytes, bool putsignal_rma);
+                                    double split_bytes, bool putsignal_rma, double putsignal_unit_bytes);
 // The candidates -stf_type auto chooses among.
 bool auto_candidate(const std::string &type);
 // The bytes of one of split's messages between nodes for units of

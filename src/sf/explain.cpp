@@ -38,7 +38,8 @@ extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) try {
   Traffic t;
   STF_CHECK(measure_traffic(*sf, *sf->plan, *sf->topology, &t));
   const std::vector<Prediction> preds =
-      predict_all(*profile, t, unit_bytes, split_chunk_bytes(sf->opts, unit_bytes), putsignal_rma_forced(sf->opts));
+      predict_all(*profile, t, unit_bytes, split_chunk_bytes(sf->opts, unit_bytes), putsignal_rma_forced(sf->opts),
+                  static_cast<double>(sf->opts.number(putsignal_unit_bytes_option)));
   long long nb = 0, nr = 0;
   const double bcast = measured_per_op(sf, STF_OP_BCAST, &nb), reduce = measured_per_op(sf, STF_OP_REDUCE, &nr);
   if (sf->rank != 0) return STF_SUCCESS;

@@ -1,7 +1,10 @@
 // -stf_type auto and stf_explain: every rank makes the same choice although
 // their traffic differs, the chosen SF moves data correctly (also after a
-// timed trial, -stf_autotune), a bad profile is an error everywhere, and
-// stf_explain names every transport and strategy that applies.
+// timed trial, -stf_autotune), a bad profile is an error everywhere,
+// stf_explain names every transport and strategy that applies, and a
+// measured put-with-signal protocol makes auto take putsignal.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -87,6 +90,36 @@ void bad_profile(Checker &ck, int rank, int size) {
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
+// A profile whose put-with-signal protocol in a node (onesided.heap) is
+// measured and far cheaper than MPI's messages: auto takes putsignal for
+// traffic inside one node.
+void measured_protocol_picks_putsignal(Checker &ck, int rank, int size) {
+  if (size < 2) return;  // no message, nothing to choose
+  ck.context("auto with the protocol measured");
+  // One file, which rank 0 writes (the ranks' options must be alike).
+  char path[64];
+  std::snprintf(path, sizeof path, "/tmp/stf-test-choice-%ld.json", static_cast<long>(getpid()));
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (std::FILE *f = rank == 0 ? std::fopen(path, "w") : nullptr) {
+    std::fputs(R"({"format": "starforest-profile", "version": 1, "defaults": false,
+      "postal": {"same_node": {"measured": true, "segments": [{"from_bytes": 0, "alpha": 2e-6, "beta": 1e-10}]}},
+      "onesided": {"heap": {"measured": true, "segments": [{"from_bytes": 0, "alpha": 1e-7, "beta": 1e-10}]}}})",
+               f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string options = std::string("-stf_type auto -stf_model_profile ") + path;
+  stf_sf sf = uneven_sf(ck, options.c_str(), rank, size);
+  ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  const char *type = "";
+  ck.code(stf_get_type(sf, &type), STF_SUCCESS, "stf_get_type");
+  ck.check(std::strcmp(type, "putsignal") == 0, "chose %s", type);
+  check_bcast(ck, sf, rank, size);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::remove(path);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -100,6 +133,7 @@ int main(int argc, char **argv) {
   same_choice(ck, "-stf_type auto -stf_ranks_per_node 1 -stf_autotune 3", rank, size);
   explain(ck, rank, size);
   bad_profile(ck, rank, size);
+  measured_protocol_picks_putsignal(ck, rank, size);
   const int rc = ck.finish();
   MPI_Finalize();
   return rc;

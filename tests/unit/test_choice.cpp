@@ -56,7 +56,7 @@ const Prediction &find(const std::vector<Prediction> &p, const char *type) {
 TEST(Predict, SlowNetworkFavoursNodeAware) {
   stf::model::Profile p = stf::model::default_profile();
   for (auto &s : p.network.other_node.segments) s.alpha = 50e-6;  // a slow network
-  const auto preds = stf::predict_all(p, many_node_pairs(), 8, 16384, true);
+  const auto preds = stf::predict_all(p, many_node_pairs(), 8, 16384, true, 16);
   ASSERT_FALSE(preds.empty());
   EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split" || preds.front().type == "2step")
       << preds.front().type;
@@ -78,7 +78,7 @@ TEST(Predict, EveryRankSendingToTheOtherNodeFavoursOneMessagePerNodePair) {
   stf::model::Profile p = stf::model::default_profile();
   p.network.other_node.gap = 8e-6;
   p.network.off_node.node_gap = 8e-6;  // the node's messages one after another
-  const auto preds = stf::predict_all(p, t, 8, 16384, true);
+  const auto preds = stf::predict_all(p, t, 8, 16384, true, 16);
   EXPECT_TRUE(preds.front().type == "3step" || preds.front().type == "split") << preds.front().type;
   EXPECT_LT(find(preds, "3step").seconds, find(preds, "2step").seconds);
   EXPECT_LT(find(preds, "2step").seconds, find(preds, "basic").seconds);
@@ -89,7 +89,7 @@ TEST(Predict, OneSidedTransportsPayASignalPerSignalledMessage) {
   p.onesided.sync = 1e-6;
   const stf::Traffic t = many_node_pairs();  // 3 messages in the node, 28 to other nodes
   for (bool rma : {true, false}) {
-    const auto preds = stf::predict_all(p, t, 8, 16384, rma);
+    const auto preds = stf::predict_all(p, t, 8, 16384, rma, 16);
     const double basic = find(preds, "basic").seconds;
     EXPECT_NEAR(find(preds, "window").seconds - basic, 2 * 31 * 1e-6, 1e-12);  // an address and a put each
     // -stf_putsignal_net p2p: messages to other nodes by point-to-point, unsignalled.
@@ -97,14 +97,37 @@ TEST(Predict, OneSidedTransportsPayASignalPerSignalledMessage) {
   }
 }
 
+// With the put-with-signal protocol measured, putsignal's messages in a
+// node cost the protocol's time instead of MPI's plus a signal; units
+// larger than its regions go by MPI and pay the signal again.
+TEST(Predict, PutsignalInANodeCostsTheMeasuredProtocol) {
+  stf::model::Profile p = stf::model::default_profile();
+  p.onesided.sync = 1e-6;
+  p.network.same_node.segments = {{0, 1e-6, 1e-10}};
+  p.onesided.heap.segments = {{0, 0.25e-6, 1e-10}};
+  stf::Traffic t;
+  t.ranks = 4, t.nodes = 1, t.ranks_per_node = 4;
+  t.messages_in_node = 2, t.units_in_node = 8;
+  const double unmeasured = find(stf::predict_all(p, t, 8, 16384, false, 16), "putsignal").seconds;
+  EXPECT_NEAR(unmeasured - find(stf::predict_all(p, t, 8, 16384, false, 16), "basic").seconds, 2e-6, 1e-12);
+  p.onesided.heap.measured = true;
+  const auto preds = stf::predict_all(p, t, 8, 16384, false, 16);
+  EXPECT_EQ(preds.front().type, "putsignal");
+  EXPECT_NEAR(find(preds, "basic").seconds - preds.front().seconds, 0.75e-6, 0.05e-6);  // one alpha apart
+  // 24-byte units in regions of 16 bytes per unit: by MPI, plus a signal.
+  const auto large = stf::predict_all(p, t, 24, 16384, false, 16);
+  EXPECT_NEAR(find(large, "putsignal").seconds - find(large, "basic").seconds, 2e-6, 1e-12);
+}
+
 TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
   stf::Traffic t;
   t.ranks = 2, t.nodes = 1, t.ranks_per_node = 2;
   t.messages_in_node = 1, t.units_in_node = 4;
-  const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384, true);
+  const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384, true, 16);
   EXPECT_EQ(preds.front().type, "basic");
   for (const Prediction &x : preds) EXPECT_FALSE(x.type == "2step" || x.type == "3step" || x.type == "split");
   EXPECT_TRUE(stf::auto_candidate("neighbor"));
+  EXPECT_TRUE(stf::auto_candidate("putsignal"));
   EXPECT_FALSE(stf::auto_candidate("window"));
 }
 

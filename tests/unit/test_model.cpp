@@ -370,6 +370,8 @@ TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   p.host_pack.pack[2] = 1.234567890123e9;
   p.device_name = "emu";
   p.device.sync = 7e-7;
+  p.onesided.heap.segments = {{0, 0.21e-6, 1 / 11e9}};
+  p.onesided.heap.measured = true;
   const std::string text = m::profile_to_json(p);
   m::Profile q;
   std::string error;
@@ -385,6 +387,9 @@ TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(q.network.other_node.busy_step, p.network.other_node.busy_step);
   EXPECT_EQ(q.host_pack.pack[2], p.host_pack.pack[2]);
   EXPECT_EQ(q.device_name, "emu");
+  ASSERT_EQ(q.onesided.heap.segments.size(), 1u);
+  EXPECT_EQ(q.onesided.heap.segments[0].alpha, 0.21e-6);
+  EXPECT_TRUE(q.onesided.heap.measured);
   EXPECT_EQ(m::profile_to_json(q), text);  // and everything else
 }
 
