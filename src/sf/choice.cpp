@@ -85,9 +85,7 @@ double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s
 }  // namespace
 
 bool auto_candidate(const std::string &type) {
-#if !defined(STF_SMPI)  // SMPI has no putsignal (transport/registry.cpp)
-  if (type == "putsignal") return true;
-#endif
+  if (type == "putsignal") return transport_runs_here(type);  // not under SMPI
   const Method *m = find_method(type);
   return type == "basic" || type == "neighbor" || (m && m->kind == MethodKind::strategy);
 }

@@ -49,8 +49,8 @@ const TransportKind *find_transport(const std::string &name) {
   return nullptr;
 }
 
-int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare) {
-  int rc = ctx.earlier;
+int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare, int failed) {
+  int rc = ctx.earlier ? ctx.earlier : failed;
   if (!rc) try {
       prepare();
     } catch (...) {
@@ -69,6 +69,15 @@ const char *smpi_lacks(const std::string &name) {
   return nullptr;
 }
 #endif
+
+bool transport_runs_here(const std::string &name) {
+#if defined(STF_SMPI)
+  return smpi_lacks(name) == nullptr;
+#else
+  (void)name;
+  return true;
+#endif
+}
 
 int create_transport(const TransportContext &ctx, const TransportKind &kind, std::unique_ptr<Transport> *out) {
 #if defined(STF_SMPI)

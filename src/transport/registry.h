@@ -34,6 +34,9 @@ struct TransportKind {
 const std::vector<TransportKind> &transport_kinds();
 // The row named `name`, or nullptr.
 const TransportKind *find_transport(const std::string &name);
+// Whether this build can run transport `name` at all (a build for SimGrid's
+// SMPI lacks some: create_transport refuses them).
+bool transport_runs_here(const std::string &name);
 // Transport `kind`, wrapped with the basic fallback for what it cannot do.
 // Collective.
 int create_transport(const TransportContext &ctx, const TransportKind &kind, std::unique_ptr<Transport> *out);

@@ -84,8 +84,9 @@ struct TransportContext {
 // where it fails (out of memory) still meets the others in one agreement
 // (with -stf_validate; core/comm.h's agree) before the transport's first
 // collective, so that every rank fails instead of the others waiting in it.
-// ctx.earlier counts as such a failure.
-int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare);
+// ctx.earlier counts as such a failure, and so does `failed`, the
+// caller's own (one that came after collectives of its own).
+int prepare_agreed(const TransportContext &ctx, const std::function<void()> &prepare, int failed = STF_SUCCESS);
 
 // The interface the ops layer calls. Every method is pure, so that a class
 // that stands for other transports (the fallback wrapper, fallback.cpp)

@@ -6,7 +6,7 @@
 // emulated one only once the target calls MPI, so the target gives up after
 // kPatience and then calls MPI, which completes the flush. The answer is
 // kept per process: every later SF asks the others (one allreduce) instead
-// of probing again.
+// of probing again. Nothing here allocates before or between collectives.
 #include "transport/putsignal/net_choice.h"
 
 #include <sched.h>
@@ -33,7 +33,7 @@ std::atomic<int> probed{-1};
 
 // Whether a put reached a target outside MPI; false, with the reason, also
 // where MPI cannot make a window across the nodes.
-int probe(const Comm &comm, const Topology &topo, bool *reached, std::string *why) {
+int probe(const Comm &comm, const Topology &topo, bool *reached, const char **why) {
   const int origin = topo.node_ranks[topo.node_offset[0]];
   const int target = topo.node_ranks[topo.node_offset[1]];
   std::uint64_t *word = nullptr;
@@ -71,7 +71,7 @@ int probe(const Comm &comm, const Topology &topo, bool *reached, std::string *wh
 
 // Whether a put reaches a rank of another node outside MPI: the
 // process's earlier answer if every rank has one, else the probe's.
-int one_sided(const TransportContext &ctx, bool *yes, std::string *why) {
+int one_sided(const TransportContext &ctx, bool *yes, const char **why) {
   int known = probed.load();
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, ctx.comm.comm));
   if (known >= 0) {
@@ -88,23 +88,31 @@ int one_sided(const TransportContext &ctx, bool *yes, std::string *why) {
 }  // namespace
 
 int choose_net(const TransportContext &ctx, NetChoice *out) {
-  const std::string &mode = ctx.opts.text(putsignal_net_option);
-  if (ctx.topology.nnodes == 1 || mode == "p2p") {
-    *out = {false, false, ctx.topology.nnodes == 1 ? "one node" : "-stf_putsignal_net p2p"};
-    return STF_SUCCESS;
-  }
-#if defined(MPICH_VERSION)
-  // Not probed: MPICH 4.0.2's flush waited for the target (mpi-notes.md).
-  *out = mode == "rma" ? NetChoice{true, true, "-stf_putsignal_net rma; MPICH: begins leave RMA writes to the end"}
-                       : NetChoice{false, true, "auto: built with MPICH, whose 4.0.2 stalled in RMA between hosts"};
-  return STF_SUCCESS;
-#else
+  const bool one_node = ctx.topology.nnodes == 1;
+#if !defined(MPICH_VERSION)
+  // Whatever the option says: reading it allocates, which may fail on one
+  // rank, and no rank may then miss the others' collectives.
   bool yes = false;
-  std::string why;
-  STF_CHECK(one_sided(ctx, &yes, &why));
-  *out = mode == "rma" ? NetChoice{true, !yes, "-stf_putsignal_net rma; " + why} : NetChoice{yes, !yes, "auto: " + why};
-  return STF_SUCCESS;
+  const char *why = "";
+  if (!one_node) STF_CHECK(one_sided(ctx, &yes, &why));
 #endif
+  try {
+    const std::string mode = ctx.opts.text(putsignal_net_option);
+#if defined(MPICH_VERSION)  // not probed: its 4.0.2's flush waited for the target (mpi-notes.md)
+    const bool yes = false;
+    const char *why = mode == "rma" ? "MPICH: begins leave RMA writes to the end"
+                                    : "built with MPICH, whose 4.0.2 stalled in RMA between hosts";
+#endif
+    if (one_node || mode == "p2p")
+      *out = {false, false, one_node ? "one node" : "-stf_putsignal_net p2p"};
+    else if (mode == "rma")
+      *out = {true, !yes, std::string("-stf_putsignal_net rma; ") + why};
+    else
+      *out = {yes, !yes, std::string("auto: ") + why};
+  } catch (...) {
+    return exception_error();
+  }
+  return STF_SUCCESS;
 }
 
 }  // namespace stf::putsignal

@@ -22,8 +22,11 @@ struct NetChoice {
   std::string why;  // for the view
 };
 
-// Collective over the SF's communicator where the SF spans nodes and the
-// option is auto; the same answer on every rank.
+// Collective over the SF's communicator where the SF spans nodes (whatever
+// the option: the probe's answer is kept for later SFs); the same answer on
+// every rank. Allocates only after
+// its collectives: a rank that fails there (out of memory) returns the
+// failure alone, for the caller's agreement.
 int choose_net(const TransportContext &ctx, NetChoice *out);
 
 }  // namespace stf::putsignal

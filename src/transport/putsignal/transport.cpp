@@ -355,15 +355,24 @@ void PutSignalTransport::abandon(Channel &c) {
 }  // namespace putsignal
 
 int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out) {
-  std::unique_ptr<putsignal::PutSignalTransport> t;
-  putsignal::NetChoice net;
-  STF_CHECK(putsignal::choose_net(ctx, &net));
-  STF_CHECK(prepare_agreed(ctx, [&] {
-    t = std::make_unique<putsignal::PutSignalTransport>(ctx, std::move(net));
-    t->prepare();
-  }));
-  STF_CHECK(t->init());
-  *out = std::move(t);
+  // Two references for the lambda: std::function holds them without
+  // allocating, which could fail on one rank before the agreement.
+  struct {
+    putsignal::NetChoice net;
+    std::unique_ptr<putsignal::PutSignalTransport> t;
+  } made;
+  // A rank whose choice fails after its collectives (out of memory) fails
+  // in the agreement with the others.
+  const int chosen = putsignal::choose_net(ctx, &made.net);
+  STF_CHECK(prepare_agreed(
+      ctx,
+      [&made, &ctx] {
+        made.t = std::make_unique<putsignal::PutSignalTransport>(ctx, std::move(made.net));
+        made.t->prepare();
+      },
+      chosen));
+  STF_CHECK(made.t->init());
+  *out = std::move(made.t);
   return STF_SUCCESS;
 }
 
