@@ -68,8 +68,8 @@ Prediction of(const std::string &type, const model::Cost &c) { return {type, c.s
 // calibrate measured it and the units fit their regions, else as MPI's
 // messages plus a signal each; those to other nodes by MPI, plus a signal
 // each where they go through RMA.
-Prediction predict_putsignal(const model::Profile &p, const Traffic &t, const model::CommStats &st, double u, bool rma,
-                     double unit_bytes) {
+Prediction predict_putsignal(const model::Profile &p, const Traffic &t, const model::CommStats &st, double u,
+                             bool rma, double unit_bytes) {
   model::Network net = p.network;
   double signals = (rma ? t.messages_off_node : 0) * p.onesided.sync;
   if (p.onesided.heap.measured && u <= unit_bytes)

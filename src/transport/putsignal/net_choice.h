@@ -24,9 +24,8 @@ struct NetChoice {
 
 // Collective over the SF's communicator where the SF spans nodes (whatever
 // the option: the probe's answer is kept for later SFs); the same answer on
-// every rank. Allocates only after
-// its collectives: a rank that fails there (out of memory) returns the
-// failure alone, for the caller's agreement.
+// every rank. Allocates only after its collectives: a rank that fails there
+// (out of memory) returns the failure alone, for the caller's agreement.
 int choose_net(const TransportContext &ctx, NetChoice *out);
 
 }  // namespace stf::putsignal
