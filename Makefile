@@ -130,7 +130,7 @@ test-mpich:
 # copy of its seed corpus (scripts/fuzz); any finding fails, its input kept
 # in $(FUZZ_BUILD)/fuzz/<harness>/.
 FUZZ_BUILD ?= build-fuzz
-FUZZ_SECONDS ?= 25
+FUZZ_SECONDS ?= 40
 test-fuzz:
 	@scripts/install-deps.sh --fuzz
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
