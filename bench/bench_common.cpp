@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <ctime>
 
 namespace bench {
@@ -226,6 +227,14 @@ std::vector<std::string> matrix_names(const std::string &dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<std::string> split_list(const std::string &list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 }  // namespace bench

@@ -101,4 +101,7 @@ std::string range_text(const Stats &s);
 // suffix, sorted (none if it cannot be read).
 std::vector<std::string> matrix_names(const std::string &dir);
 
+// "a,b,,c" -> {"a", "b", "c"}: a command line's comma-separated list.
+std::vector<std::string> split_list(const std::string &list);
+
 }  // namespace bench

@@ -82,21 +82,14 @@ void usage(const char *prog) {
       prog, STF_MATRIX_DIR);
 }
 
-std::vector<std::string> split_list(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string m; std::getline(ss, m, ',');)
-    if (!m.empty()) out.push_back(m);
-  return out;
-}
 
 int parse(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool v = i + 1 < argc;
     if (a == "--help" || a == "-h") return 1;
-    if (a == "--matrices" && v) o.matrices = split_list(argv[++i]);
-    else if (a == "--strategies" && v) o.strategies = split_list(argv[++i]);
+    if (a == "--matrices" && v) o.matrices = bench::split_list(argv[++i]);
+    else if (a == "--strategies" && v) o.strategies = bench::split_list(argv[++i]);
     else if (a == "--rounds" && v) o.rounds = std::atoi(argv[++i]);
     else if (a == "--iterations" && v) o.iterations = std::atol(argv[++i]);
     else if (a == "--seconds" && v) o.seconds = std::atof(argv[++i]);

@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,13 +45,6 @@ struct Options {
   std::string json;
 };
 
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 bool parse(int argc, char **argv, Options *o) {
   for (int i = 1; i < argc; i++) {
@@ -62,7 +54,7 @@ bool parse(int argc, char **argv, Options *o) {
     else if (a == "--max-m" && v) o->max_m = std::atoi(argv[++i]);
     else if (a == "--target-ms" && v) o->target_ms = std::atof(argv[++i]);
     else if (a == "--rounds" && v) o->rounds = std::atoi(argv[++i]);
-    else if (a == "--transports" && v) o->transports = split(argv[++i]);
+    else if (a == "--transports" && v) o->transports = bench::split_list(argv[++i]);
     else if (a == "--json" && v) o->json = argv[++i];
     else return false;
   }
