@@ -85,9 +85,9 @@ double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s
 }  // namespace
 
 bool auto_candidate(const std::string &type) {
-  if (type == "putsignal") return transport_runs_here(type);  // not under SMPI
+  if (!transport_runs_here(type)) return false;  // under SMPI: not neighbor, not putsignal
   const Method *m = find_method(type);
-  return type == "basic" || type == "neighbor" || (m && m->kind == MethodKind::strategy);
+  return type == "basic" || type == "neighbor" || type == "putsignal" || (m && m->kind == MethodKind::strategy);
 }
 
 double split_chunk_bytes(const Options &o, double unit_bytes) {
