@@ -35,20 +35,19 @@ std::vector<stf_int> roots_of(int pattern, stf_int n) {
 template <class F>
 double per_call(const Settings &s, F &&f) {
   f();
-  double t0 = MPI_Wtime();
-  f();
-  const double once = std::max(MPI_Wtime() - t0, 1e-7);
 #if defined(STF_SMPI)
   // SMPI's time passes in MPI calls only (simulate-computation:no): a pack
-  // costs nothing there, and the loop would make 10^5 real packs per round.
+  // costs nothing there, and sizing rounds by it made 10^5 real packs each.
   const long iters = 1;
-  (void)once;
 #else
+  const double start = MPI_Wtime();
+  f();
+  const double once = std::max(MPI_Wtime() - start, 1e-7);
   const long iters = std::max(1L, std::min(100000L, static_cast<long>(s.round_seconds / once)));
 #endif
   std::vector<double> v;
   for (int r = 0; r < s.rounds; ++r) {
-    t0 = MPI_Wtime();
+    const double t0 = MPI_Wtime();
     for (long i = 0; i < iters; ++i) f();
     v.push_back((MPI_Wtime() - t0) / iters);
   }
