@@ -49,6 +49,7 @@ struct Unit {
   std::size_t packed_bytes = 0;  // bytes one unit occupies in a message buffer
   int base = -1;                 // element type (internal enum in kernels.cpp); -1: opaque
   int count = 0;                 // elements of the base type per unit (0 if opaque)
+  bool named = false;            // a named (predefined) type: its handle is never freed
   bool opaque() const { return base < 0; }
 };
 

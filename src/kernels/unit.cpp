@@ -61,6 +61,7 @@ int named_unit(MPI_Datatype type, int base, std::size_t csize, const char *name,
   STF_MPI(MPI_Type_get_extent(type, &lb, &extent));
   STF_CHECK(check_size(type, size, name));
   unit->type = type;
+  unit->named = true;
   unit->extent = static_cast<std::size_t>(extent);
   // The C type must match MPI's layout exactly, or the kernels would misread it.
   if (base >= 0 && lb == 0 && unit->extent == csize) {

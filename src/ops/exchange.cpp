@@ -11,21 +11,38 @@ namespace {
 bool lands_in_place(const Unit &u, const std::vector<IndexList> &lists, const char *direct, int k, bool allowed) {
   return allowed && direct_ok(u, lists[k]) && (!direct || direct[k]);
 }
-}  // namespace
 
-bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
-                  bool in_place_allowed, void *user, char *base) {
+// r->recv_direct[k]: whether message k lands in user memory. Returns whether all n do.
+bool mark_in_place(stf_request r, const std::vector<IndexList> &lists, const char *direct, int n, bool allowed) {
+  r->recv_direct.resize(n);
+  bool all = true;
+  for (int k = 0; k < n; k++) {
+    const bool in_place = lands_in_place(*r->unit, lists, direct, k, allowed);
+    r->recv_direct[k] = in_place;
+    all &= in_place;
+  }
+  return all;
+}
+
+// r->recv_ptrs: user memory where recv_direct says so, else the message's
+// slice of base. Returns whether any message lands in user memory.
+bool point_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, void *user, char *base) {
   const Unit &u = *r->unit;
   r->recv_ptrs.resize(m.count());
-  r->recv_direct.assign(m.count(), 0);
   bool any = false;
   for (int k = 0; k < m.count(); k++) {
-    const bool in_place = lands_in_place(u, lists, direct, k, in_place_allowed);
-    r->recv_direct[k] = in_place;
+    const bool in_place = r->recv_direct[k];
     r->recv_ptrs[k] = in_place ? at(user, lists[k].start, u.extent) : at(base, m.offset[k], u.packed_bytes);
     any |= in_place;
   }
   return any;
+}
+}  // namespace
+
+bool aim_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, const char *direct,
+                  bool in_place_allowed, void *user, char *base) {
+  mark_in_place(r, lists, direct, m.count(), in_place_allowed);
+  return point_receives(r, m, lists, user, base);
 }
 
 namespace {
@@ -55,12 +72,9 @@ int aim_one_way_receives(stf_request r, const Flow &f) {
     r->recv_in_user_device = false;
     return STF_SUCCESS;
   }
-  bool all_in_place = true;  // then no receive buffer is needed at all
-  for (int k = 0; k < f.to.count() && all_in_place; k++)
-    all_in_place = lands_in_place(*r->unit, f.to_lists, f.to_direct, k, allowed);
-  char *base = nullptr;
-  if (!all_in_place) STF_CHECK(to.recv_buffer(r, f, &base));
-  const bool in_place = aim_receives(r, f.to, f.to_lists, f.to_direct, allowed, r->dst, base);
+  char *base = nullptr;  // no receive buffer where every message lands in user memory
+  if (!mark_in_place(r, f.to_lists, f.to_direct, f.to.count(), allowed)) STF_CHECK(to.recv_buffer(r, f, &base));
+  const bool in_place = point_receives(r, f.to, f.to_lists, r->dst, base);
   r->recv_in_user_device = in_place && r->dst_mem == STF_MEMTYPE_DEVICE;
   return STF_SUCCESS;
 }

@@ -17,7 +17,7 @@ struct OpArgs {
 };
 
 // The unit and kernels of a's (type, op): an undefined combination fails
-// here, on every rank alike, before anything is sent.
+// here, on every rank alike, before any of the operation's messages.
 struct Resolved {
   const Unit *unit = nullptr;
   const Kernels *kernels = nullptr;

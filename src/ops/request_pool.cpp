@@ -105,26 +105,27 @@ stf_request slot_of(Engine &owner, stf_request handle) {
   return slot;
 }
 
-// what and kind_name name the call for messages: "stf_test", or kind_name "_end".
-int lookup(Engine &owner, stf_request *req, const char *what, const char *kind_name, stf_request *out) {
-  if (!req) return set_error(STF_ERR_NULL, "%s%s: request pointer is NULL", what, kind_name);
-  if (!*req) return set_error(STF_ERR_REQUEST, "%s%s without a matching begin (request is NULL)", what, kind_name);
+// The call's name for messages: what ("stf_test"), else kind's name "_end".
+int lookup(Engine &owner, stf_request *req, const char *what, OpKind kind, stf_request *out) {
+  auto fail = [&](int code, const char *why) {
+    return set_error(code, "%s%s%s", what ? what : op_kind_name(kind), what ? "" : "_end", why);
+  };
+  if (!req) return fail(STF_ERR_NULL, ": request pointer is NULL");
+  if (!*req) return fail(STF_ERR_REQUEST, " without a matching begin (request is NULL)");
   *out = slot_of(owner, *req);
-  if (!*out)
-    return set_error(STF_ERR_REQUEST, "%s%s: the request does not belong to this SF or has already ended", what,
-                     kind_name);
+  if (!*out) return fail(STF_ERR_REQUEST, ": the request does not belong to this SF or has already ended");
   return STF_SUCCESS;
 }
 
 }  // namespace
 
 int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out) {
-  return lookup(owner, req, what, "", out);
+  return lookup(owner, req, what, OpKind::degree, out);
 }
 
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out) {
   stf_request r = nullptr;
-  STF_CHECK(lookup(owner, req, op_kind_name(kind), "_end", &r));
+  STF_CHECK(lookup(owner, req, nullptr, kind, &r));
   if (r->kind != kind)
     return set_error(STF_ERR_REQUEST, "%s_end called on a request begun by %s_begin", op_kind_name(kind),
                      op_kind_name(r->kind));

@@ -33,12 +33,24 @@ int begin_strategy_op(stf_sf sf, const OpArgs &a, const Resolved &res, stf_reque
   return STF_SUCCESS;
 }
 
-// The local checks of a begin, before anything is set up or posted.
-int check_begin(const OpArgs &a, stf_request *req, Resolved *res) {
+// The local checks of a begin's arguments, before anything is set up or posted.
+int check_arguments(const OpArgs &a, stf_request *req) {
   if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
   STF_CHECK(check_memtype(a.src_mem, a.kind));
-  STF_CHECK(check_memtype(a.dst_mem, a.kind));
-  return resolve_unit(a, res);
+  return check_memtype(a.dst_mem, a.kind);
+}
+
+// resolve_unit, remembered on the SF for a named type and a predefined op.
+// Inside a call only (OneCaller): the SF's cache is not shared between threads.
+int resolve_remembered(stf_sf sf, const OpArgs &a, Resolved *res) {
+  stf_sf_s::LastResolved &last = sf->last_resolved[static_cast<int>(a.kind)];
+  if (last.type == a.type && last.op == a.op && a.type != MPI_DATATYPE_NULL) {
+    *res = last.res;
+    return STF_SUCCESS;
+  }
+  STF_CHECK(resolve_unit(a, res));
+  if (res->unit->named && op_id(a.op) >= 0) last = {a.type, a.op, *res};
+  return STF_SUCCESS;
 }
 
 // -stf_debug: one allreduce agrees on every rank's checks, on the unit's
@@ -108,16 +120,18 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
     // agreed by all ranks before anything is posted.
     if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
     STF_CHECK(ensure_setup(mover));
-    int rc = check_begin(a, req, &res);
+    int rc = check_arguments(a, req);
+    if (!rc) rc = resolve_unit(a, &res);
     if (!rc) rc = check_data(*mover, a);
     STF_CHECK(agree_on_begin(owner->comm, rc, res, a.op, a.kind));
   } else {
-    STF_CHECK(check_begin(a, req, &res));
+    STF_CHECK(check_arguments(a, req));
     if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
-    STF_CHECK(ensure_setup(mover));
+    if (!mover->plan) STF_CHECK(ensure_setup(mover));  // checked owner: a set-up SF has its graph
   }
   const OneCaller caller(owner);
   if (caller.refused()) return another_thread(op_kind_name(a.kind));
+  if (!owner->opts.debug) STF_CHECK(resolve_remembered(owner, a, &res));
   if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_strategy_op(owner, a, res, req);
   return begin_operation(owner->engine, mover->engine, a, res, req);
 }

@@ -14,6 +14,7 @@
 #include "core/topology.h"
 #include "graph/graph.h"
 #include "ops/engine.h"
+#include "ops/operation.h"
 #include "plan/plan.h"
 #include "sf/strategy.h"
 #include "transport/transport.h"
@@ -44,6 +45,14 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   // Set while a begin, end or test runs on this SF (OneCaller): one SF is
   // for one thread at a time, and a second caller is refused.
   std::atomic<bool> in_call{false};
+  // Per operation kind, the unit and kernels of the last begin whose type
+  // is named and op predefined (handles that are never freed): a begin with
+  // the same pair skips the lookups. Touched only inside a call (in_call).
+  struct LastResolved {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    stf::Resolved res;
+  } last_resolved[stf::kOpKinds];
 
   const stf::Graph &graph() const { return *this; }
 };
