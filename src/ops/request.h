@@ -16,7 +16,7 @@
 namespace stf {
 
 enum class OpKind { bcast, reduce, fetch_and_op, degree, gather, scatter };
-constexpr int kOpKinds = 6;
+constexpr int kOpKinds = static_cast<int>(OpKind::scatter) + 1;  // scatter is the last kind
 const char *op_kind_name(OpKind k);
 // The public kind (stf_op_kind) of k, -1 for degree (no timings).
 inline int timing_index(OpKind k) {

@@ -105,27 +105,33 @@ stf_request slot_of(Engine &owner, stf_request handle) {
   return slot;
 }
 
-// The call's name for messages: what ("stf_test"), else kind's name "_end".
-int lookup(Engine &owner, stf_request *req, const char *what, OpKind kind, stf_request *out) {
-  auto fail = [&](int code, const char *why) {
-    return set_error(code, "%s%s%s", what ? what : op_kind_name(kind), what ? "" : "_end", why);
-  };
-  if (!req) return fail(STF_ERR_NULL, ": request pointer is NULL");
-  if (!*req) return fail(STF_ERR_REQUEST, " without a matching begin (request is NULL)");
+// NULL when *req is an active request of owner (its slot in *out); else
+// why not, as the tail of a message that begins with the call's name, and
+// the error code in *code.
+const char *lookup(Engine &owner, stf_request *req, stf_request *out, int *code) {
+  *code = STF_ERR_REQUEST;
+  if (!req) {
+    *code = STF_ERR_NULL;
+    return ": request pointer is NULL";
+  }
+  if (!*req) return " without a matching begin (request is NULL)";
   *out = slot_of(owner, *req);
-  if (!*out) return fail(STF_ERR_REQUEST, ": the request does not belong to this SF or has already ended");
-  return STF_SUCCESS;
+  return *out ? nullptr : ": the request does not belong to this SF or has already ended";
 }
 
 }  // namespace
 
 int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out) {
-  return lookup(owner, req, what, OpKind::degree, out);
+  int code = STF_SUCCESS;
+  if (const char *why = lookup(owner, req, out, &code)) return set_error(code, "%s%s", what, why);
+  return STF_SUCCESS;
 }
 
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out) {
   stf_request r = nullptr;
-  STF_CHECK(lookup(owner, req, nullptr, kind, &r));
+  int code = STF_SUCCESS;
+  if (const char *why = lookup(owner, req, &r, &code))
+    return set_error(code, "%s_end%s", op_kind_name(kind), why);
   if (r->kind != kind)
     return set_error(STF_ERR_REQUEST, "%s_end called on a request begun by %s_begin", op_kind_name(kind),
                      op_kind_name(r->kind));
