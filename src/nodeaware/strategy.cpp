@@ -123,8 +123,8 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   c->send_units = g.send_units;
   c->recv_units = g.recv_units;
   // Every rank makes every step's SF (so that all take the same tags), then
-  // they agree (with -stf_validate) before the set-ups, which agree by
-  // themselves.
+  // sets them up together (one discovery for all steps), where a failure to
+  // make one is agreed on (with -stf_validate).
   for (int k = 0; k < kSteps; k++) {
     if (!used[k]) continue;
     int made = stf_create(sf->comm, &c->sf[k]);
@@ -143,11 +143,7 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
       }
     if (!rc) rc = made;
   }
-  if (sf->opts.validate) rc = agree(sf->comm, rc);
-  STF_CHECK(rc);
-  for (int k = 0; k < kSteps; k++)
-    if (used[k]) STF_CHECK(stf_setup(c->sf[k]));
-  return STF_SUCCESS;
+  return setup_together(sf, c->sf, kSteps, rc);
 }
 
 class NodeAware : public Strategy {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <new>
 #include <numeric>
 
@@ -157,19 +158,90 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
   return finish_plan(comm, g, opts, plan, rc ? rc : found);
 }
 
-int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier) {
+namespace {
+
+// finish_plan, with validation as given.
+int finish(const Comm &comm, const Graph &g, bool pack_opt, bool validate, Plan *plan, int earlier) {
   int rc = earlier;
   const BadRoot bad = rc ? BadRoot() : find_bad_root(comm, g, *plan);
   // Only valid offsets are analysed: the analysis may compute offset + 1.
   if (!rc && bad.offset < 0) try {
-      classify(plan, opts.pack_opt);
+      classify(plan, pack_opt);
     } catch (const std::bad_alloc &) {
       rc = set_error(STF_ERR_MEMORY, "set-up: out of memory analysing the message index lists");
     }
-  STF_CHECK(agree_on_plan(comm, g, opts.validate, bad, rc));
+  STF_CHECK(agree_on_plan(comm, g, validate, bad, rc));
   plan->self_position = static_cast<int>(
       std::lower_bound(plan->root.ranks.begin(), plan->root.ranks.end(), comm.rank) - plan->root.ranks.begin());
   return STF_SUCCESS;
+}
+
+// One message per peer for all graphs: (graph, count, root offsets) each.
+void merge_requests(const std::vector<Messages> &per_graph, Messages *out) {
+  std::map<int, std::vector<stf_int>> to;
+  for (std::size_t k = 0; k < per_graph.size(); k++) {
+    const Messages &m = per_graph[k];
+    for (int p = 0; p < m.count(); p++) {
+      std::vector<stf_int> &msg = to[m.ranks[p]];
+      msg.insert(msg.end(), {static_cast<stf_int>(k), m.size(p)});
+      msg.insert(msg.end(), m.idx.begin() + m.offset[p], m.idx.begin() + m.offset[p + 1]);
+    }
+  }
+  for (const auto &rm : to) {
+    out->ranks.push_back(rm.first);
+    out->idx.insert(out->idx.end(), rm.second.begin(), rm.second.end());
+    out->offset.push_back(static_cast<stf_int>(out->idx.size()));
+  }
+}
+
+// The inverse on the receiving side: each graph's root side, ranks ascending
+// as the asking ranks are.
+int split_requests(const Messages &asked, const std::vector<Plan *> &plans) {
+  const stf_int n = static_cast<stf_int>(plans.size());
+  for (int a = 0; a < asked.count(); a++)
+    for (stf_int i = asked.offset[a]; i < asked.offset[a + 1];) {
+      const stf_int k = asked.idx[i], len = i + 1 < asked.offset[a + 1] ? asked.idx[i + 1] : -1;
+      if (k < 0 || k >= n || len < 0 || i + 2 + len > asked.offset[a + 1])
+        return set_error(STF_ERR_INTERNAL, "set-up: rank %d sent a malformed request for %d graphs", asked.ranks[a],
+                         static_cast<int>(n));
+      Messages &root = plans[k]->root;
+      root.ranks.push_back(asked.ranks[a]);
+      root.idx.insert(root.idx.end(), asked.idx.begin() + i + 2, asked.idx.begin() + i + 2 + len);
+      root.offset.push_back(static_cast<stf_int>(root.idx.size()));
+      i += 2 + len;
+    }
+  return STF_SUCCESS;
+}
+
+}  // namespace
+
+int build_plans(const Comm &comm, Tag tag, const std::vector<const Graph *> &graphs, const Options &opts,
+                const std::vector<Plan *> &plans, int earlier) {
+  int rc = earlier;
+  Messages wanted{{}, {}, {}}, asked{{}, {}, {}};  // empty, allocating nothing
+  if (!rc) try {
+      std::vector<Messages> per_graph(graphs.size());
+      for (std::size_t k = 0; k < graphs.size(); k++) group_leaves(comm.rank, *graphs[k], plans[k], &per_graph[k]);
+      wanted = Messages();
+      merge_requests(per_graph, &wanted);
+    } catch (...) {
+      rc = exception_error();
+      wanted = Messages{{}, {}, {}};
+    }
+  try {
+    const int found = discover(comm, opts.twosided, wanted, &asked, tag);
+    if (!rc) rc = found;
+    if (!rc) rc = split_requests(asked, plans);
+  } catch (...) {
+    if (!rc) rc = exception_error();  // after it has taken part
+  }
+  STF_CHECK(rc);
+  for (std::size_t k = 0; k < graphs.size(); k++) STF_CHECK(finish(comm, *graphs[k], opts.pack_opt, false, plans[k], rc));
+  return STF_SUCCESS;
+}
+
+int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier) {
+  return finish(comm, g, opts.pack_opt, opts.validate, plan, earlier);
 }
 
 }  // namespace stf

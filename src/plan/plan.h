@@ -45,5 +45,14 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
 // leaves, discovery), so every rank fails; without it they are local. Lets a plan derived from another one
 // (sub-SFs, patterns) skip discovery.
 int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier = STF_SUCCESS);
+// Collective: the plans of several graphs of this rank, one per SF on comm's
+// ranks (every rank passes as many, in the same order: a strategy's steps),
+// with one discovery for all, whose messages name the graph they are for.
+// Each plan is finished as by finish_plan without agreeing (opts.validate
+// is not read): the caller agrees once for all of them. The discovery's
+// messages carry comm's `tag`. A rank that failed before (earlier) takes
+// part asking for nothing, and fails.
+int build_plans(const Comm &comm, Tag tag, const std::vector<const Graph *> &graphs, const Options &opts,
+                const std::vector<Plan *> &plans, int earlier = STF_SUCCESS);
 
 }  // namespace stf

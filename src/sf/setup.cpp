@@ -47,6 +47,14 @@ int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   return rc;
 }
 
+int install_alone(stf_sf sf, std::unique_ptr<Plan> plan) {
+  try {
+    return make_transport_and_strategy(sf, std::move(plan));
+  } catch (...) {
+    return exception_error();
+  }
+}
+
 }  // namespace
 
 // All or nothing, on every rank with -stf_validate: a rank that failed after
@@ -54,14 +62,42 @@ int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
 // that cannot be made) would otherwise leave the others set up, to wait for
 // it in the first operation, and itself half set up.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
-  int rc = STF_SUCCESS;
-  try {
-    rc = make_transport_and_strategy(sf, std::move(plan));
-  } catch (...) {
-    rc = exception_error();
-  }
+  int rc = install_alone(sf, std::move(plan));
   if (sf->opts.validate) rc = agree(sf->comm, rc);
   if (rc) clear_setup(sf);  // the next call sets it up again
+  return rc;
+}
+
+// A rank that fails on one SF still makes the later ones' transports, whose
+// set-up may be collective.
+int setup_together(stf_sf sf, const stf_sf *sfs, int n, int earlier) {
+  std::vector<stf_sf> used;
+  std::vector<std::unique_ptr<Plan>> plans;
+  std::vector<Plan *> raw;
+  std::vector<const Graph *> graphs;
+  int rc = earlier;
+  if (!rc) try {
+      for (int k = 0; k < n; k++) {
+        if (!sfs[k]) continue;
+        used.push_back(sfs[k]);
+        plans.push_back(std::make_unique<Plan>());
+        raw.push_back(plans.back().get());
+        graphs.push_back(sfs[k]);
+      }
+    } catch (...) {
+      rc = exception_error();
+    }
+  if (rc) used.clear(), raw.clear(), graphs.clear();  // takes part, asking for nothing
+  rc = build_plans(*sf, Tag::steps, graphs, sf->opts, raw, rc);
+  if (sf->opts.validate) rc = agree(sf->comm, rc);
+  STF_CHECK(rc);
+  for (std::size_t k = 0; k < used.size(); k++) {
+    const int made = install_alone(used[k], std::move(plans[k]));
+    if (!rc) rc = made;
+  }
+  if (sf->opts.validate) rc = agree(sf->comm, rc);
+  if (rc)
+    for (stf_sf s : used) clear_setup(s);
   return rc;
 }
 

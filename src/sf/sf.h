@@ -71,6 +71,14 @@ int ensure_setup(stf_sf sf, bool agreed = false);
 // for a node-aware type, its strategy. Collective. On failure the SF is not
 // set up; with -stf_validate every rank fails if one does.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
+// Set up the n SFs of sfs that are not null together: a strategy's steps,
+// made on the communicator of sf (set up), each with its graph and sf's
+// options; as many on every rank where none failed (earlier: this rank's
+// failure so far, when it may lack some). One discovery for all (plan.h,
+// build_plans; sf's Tag::steps) and, with -stf_validate, one agreement
+// before and one after their transports. Collective over sf's
+// communicator; all or nothing as stf_setup.
+int setup_together(stf_sf sf, const stf_sf *sfs, int n, int earlier);
 // Back to an SF that is not set up: the plan, topology, transport, strategy,
 // multi-SF and operations' state go; -stf_type auto chooses again (sf.cpp).
 void clear_setup(stf_sf sf);
