@@ -236,7 +236,8 @@ int build_plans(const Comm &comm, Tag tag, const std::vector<const Graph *> &gra
     if (!rc) rc = exception_error();  // after it has taken part
   }
   STF_CHECK(rc);
-  for (std::size_t k = 0; k < graphs.size(); k++) STF_CHECK(finish(comm, *graphs[k], opts.pack_opt, false, plans[k], rc));
+  for (std::size_t k = 0; k < graphs.size(); k++)
+    STF_CHECK(finish(comm, *graphs[k], opts.pack_opt, false, plans[k], STF_SUCCESS));
   return STF_SUCCESS;
 }
 
