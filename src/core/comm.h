@@ -30,7 +30,7 @@ enum class Tag : int {
   subplan,       // deriving a sub-SF's plan from its parent's
   node_request,  // node-aware set-up: a node's aggregators ask another node's leader
   node_reply,    //   and its answers
-  steps,         //   and the discovery of its steps' plans, all at once
+  steps,         //   and the requests of its steps' plans, all at once
   transport,     // first of kTransportTags tags a transport may use as it likes
 };
 // The most a transport uses: putsignal's, 6 at set-up and a tag per

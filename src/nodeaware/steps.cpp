@@ -5,6 +5,7 @@
 #include "nodeaware/steps.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 
@@ -137,6 +138,32 @@ std::vector<Placed> balance(const std::vector<stf_int> &sizes, const std::vector
 
 int global_rank(const Topology &t, int node, int local) { return t.node_ranks[t.node_offset[node] + local]; }
 
+// 2step: the local rank of `node` that receives the values of an owner of
+// local rank `owner_local` (on another node).
+int two_step_receiver(const Topology &t, int owner_local, int node) { return owner_local % t.node_size(node); }
+
+// 2step's G root side on an owner, from its plan's: each other node that
+// reads my roots asks its receiver (above) for them, each once, in the
+// receiver's slot order, which follows the keys (ascending offsets).
+Messages two_step_cross_root(const Topology &t, const Messages &readers) {
+  std::map<int, std::vector<stf_int>> asked;  // receiver rank -> offsets
+  for (int k = 0; k < readers.count(); k++) {
+    const int node = t.node_of[readers.ranks[k]];
+    if (node == t.node) continue;
+    std::vector<stf_int> &v = asked[global_rank(t, node, two_step_receiver(t, t.local_rank, node))];
+    v.insert(v.end(), readers.idx.begin() + readers.offset[k], readers.idx.begin() + readers.offset[k + 1]);
+  }
+  Messages out;
+  for (auto &ro : asked) {
+    std::sort(ro.second.begin(), ro.second.end());
+    ro.second.erase(std::unique(ro.second.begin(), ro.second.end()), ro.second.end());
+    out.ranks.push_back(ro.first);
+    out.idx.insert(out.idx.end(), ro.second.begin(), ro.second.end());
+    out.offset.push_back(static_cast<stf_int>(out.idx.size()));
+  }
+  return out;
+}
+
 // The receiving node's leader: given each local rank's keys (flat pairs),
 // decide which rank receives each distinct key, in which slot, and which
 // local rank gives a reduce's first contribution to it. Returns, per local
@@ -167,7 +194,7 @@ void lead_receiving_node(const Topology &t, NodeAwareKind kind, stf_int chunk_un
   if (kind == NodeAwareKind::two_step) {
     std::vector<stf_int> count(L, 0);
     for (stf_int u = 0; u < nu; u++) {
-      receiver[u] = t.local_rank_of[uniq[u].rank] % L;
+      receiver[u] = two_step_receiver(t, t.local_rank_of[uniq[u].rank], t.node);
       slot[u] = count[receiver[u]]++;
     }
     for (int a = 0; a < L; a++) chunks_of[a].push_back({-1, 0, count[a]});  // keys listed below
@@ -253,9 +280,32 @@ std::vector<Wanted> parse_group(const std::vector<stf_int> &group) {
   return out;
 }
 
+// G's root side on a sender, from its leader's list (connect_nodes): per
+// receiver, the slots of its chunks from here in the receiver's slot order
+// (its chunk order). *keys: where the list's keys start.
+Messages sender_cross_root(const std::vector<stf_int> &list, std::size_t *keys) {
+  const std::size_t nchunks = static_cast<std::size_t>(list.at(0));
+  *keys = 1 + 4 * nchunks;
+  std::vector<std::array<stf_int, 4>> chunks(nchunks);  // receiver, its chunk, offset, count
+  for (std::size_t c = 0; c < nchunks; c++)
+    for (std::size_t j = 0; j < 4; j++) chunks[c][j] = list.at(1 + 4 * c + j);
+  std::sort(chunks.begin(), chunks.end());
+  Messages out;
+  for (const auto &c : chunks) {
+    if (out.ranks.empty() || out.ranks.back() != c[0]) {
+      out.ranks.push_back(c[0]);
+      out.offset.push_back(out.offset.back());
+    }
+    for (stf_int j = 0; j < c[3]; j++) out.idx.push_back(c[2] + j);
+    out.offset.back() += c[3];
+  }
+  return out;
+}
+
 // 3step and split: ask each source node's leader for my chunks, let the
-// leaders give them to their ranks (the gather step), and learn who sends
-// each chunk from where (the cross step's roots). A rank that failed
+// leaders give them to their ranks (the gather step, and who receives each:
+// the cross step's root side), and learn who sends each chunk from where
+// (the cross step's roots). A rank that failed
 // (earlier, too) asks for nothing; every rank agrees (with -stf_validate)
 // after the discovery and the leaders' work, before any leader answers, so
 // that none that failed leaves askers waiting for its answer; a failure
@@ -323,8 +373,15 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out,
         replies[items[i].from].insert(replies[items[i].from].end(),
                                       {items[i].chunk, global_rank(t, t.node, placed[i].owner), placed[i].offset});
       }
+      // Each sender's list: its chunk count, (receiver, the receiver's chunk,
+      // offset, count) per chunk, then the keys in offset order.
       for (int s = 0; s < t.local_size; s++) {
         std::sort(order[s].begin(), order[s].end());
+        sends[s].push_back(static_cast<stf_int>(order[s].size()));
+        for (const auto &oc : order[s]) {
+          const Item &it = items[oc.second];
+          sends[s].insert(sends[s].end(), {asked.ranks[it.from], it.chunk, oc.first, it.n});
+        }
         for (const auto &oc : order[s]) {
           const Item &it = items[oc.second];
           sends[s].insert(sends[s].end(), asked.idx.begin() + it.keys, asked.idx.begin() + it.keys + 2 * it.n);
@@ -369,8 +426,10 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out,
   STF_MPI(MPI_Waitall(static_cast<int>(reply_reqs.size()), reply_reqs.data(), MPI_STATUSES_IGNORE));
   if (rc || node_rc) return rc ? rc : node_rc;
   try {
+    std::size_t keys = 0;
+    out->cross_root = sender_cross_root(send_keys, &keys);
     out->gather.nroots = sf->nroots;
-    for (std::size_t j = 0; j + 1 < send_keys.size(); j += 2)
+    for (std::size_t j = keys; j + 1 < send_keys.size(); j += 2)
       out->gather.roots.push_back({send_keys[j], send_keys[j + 1]});
     out->send_units = static_cast<stf_int>(out->gather.roots.size());
     out->cross.nroots = out->send_units;
@@ -451,6 +510,7 @@ int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGrap
     if (kind == NodeAwareKind::two_step) {
       out->cross.nroots = sf->nroots;
       for (std::size_t j = 2; j + 1 < group.size(); j += 2) out->cross.roots.push_back({group[j], group[j + 1]});
+      out->cross_root = two_step_cross_root(t, sf->plan->root);
     }
     // The leaves that read from other nodes, through the receive buffers.
     out->first.nroots = out->rest.nroots = out->recv_units;

@@ -48,6 +48,10 @@ struct StepGraphs {
   StepGraph first;    // R: receive buffer -> user leaves, one leaf per receive slot
   StepGraph rest;     //   and the other leaves (a reduce combines them after `first`)
   stf_int send_units = 0, recv_units = 0;  // this rank's send and receive buffers
+  // G's root side (plan.h), known from the planning: per receiving rank
+  // (ascending), the roots it reads here in its leaf order. G is the only
+  // step between nodes, so the others' plans need no discovery across them.
+  Messages cross_root{{}, {}, {}};  // allocating nothing until planned (a failure must not throw)
 };
 
 // Collective over sf's communicator (set up: plan and topology exist).

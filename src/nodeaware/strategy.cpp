@@ -123,8 +123,8 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   c->send_units = g.send_units;
   c->recv_units = g.recv_units;
   // Every rank makes every step's SF (so that all take the same tags), then
-  // sets them up together (one discovery for all steps), where a failure to
-  // make one is agreed on (with -stf_validate).
+  // sets them up together (one exchange inside each node for all steps),
+  // where a failure to make one is agreed on.
   for (int k = 0; k < kSteps; k++) {
     if (!used[k]) continue;
     int made = stf_create(sf->comm, &c->sf[k]);
@@ -143,7 +143,10 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
       }
     if (!rc) rc = made;
   }
-  return setup_together(sf, c->sf, kSteps, rc);
+  // G's root side comes from the planning: the others stay inside nodes.
+  const Messages *known[kSteps] = {};
+  known[G] = &g.cross_root;
+  return setup_together(sf, c->sf, known, kSteps, rc);
 }
 
 class NodeAware : public Strategy {

@@ -67,6 +67,23 @@ int nbx(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *g
   }
 }
 
+// Sends each message of `wanted` (a request each in sends) and receives
+// `expected` of them.
+int send_and_receive(MPI_Comm comm, int tag, const Messages &wanted, int expected, MPI_Request *sends,
+                     std::vector<Received> *got) {
+  int failed = STF_SUCCESS;
+  for (int k = 0; k < wanted.count(); k++)
+    STF_MPI(MPI_Isend(wanted.idx.data() + wanted.offset[k], wanted.size(k), MPI_INT, wanted.ranks[k], tag, comm,
+                      &sends[k]));
+  for (int i = 0; i < expected; i++) {
+    MPI_Status st;
+    STF_MPI(MPI_Probe(MPI_ANY_SOURCE, tag, comm, &st));
+    STF_CHECK(receive_one(comm, tag, st, got, &failed));
+  }
+  STF_MPI(MPI_Waitall(wanted.count(), sends, MPI_STATUSES_IGNORE));
+  return failed;
+}
+
 // Everybody learns how many messages it will receive from a sum over a
 // communicator-sized array of flags. A rank that cannot allocate that array
 // (out of memory) cannot take part in the sum: one small allreduce before it
@@ -87,16 +104,18 @@ int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector
   STF_CHECK(agree(comm, failed));
   for (int r : wanted.ranks) flags[r] = 1;
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, flags.data(), size, MPI_INT, MPI_SUM, comm));
-  for (int k = 0; k < wanted.count(); k++)
-    STF_MPI(MPI_Isend(wanted.idx.data() + wanted.offset[k], wanted.size(k), MPI_INT, wanted.ranks[k],
-                      tag, comm, &sends[k]));
-  for (int i = 0; i < flags[rank]; i++) {
-    MPI_Status st;
-    STF_MPI(MPI_Probe(MPI_ANY_SOURCE, tag, comm, &st));
-    STF_CHECK(receive_one(comm, tag, st, got, &failed));
+  return send_and_receive(comm, tag, wanted, flags[rank], sends.data(), got);
+}
+
+// The messages received, by sending rank.
+void collect(std::vector<Received> *got, Messages *asked) {
+  std::sort(got->begin(), got->end(), [](const Received &a, const Received &b) { return a.rank < b.rank; });
+  *asked = Messages();
+  for (const Received &r : *got) {
+    asked->ranks.push_back(r.rank);
+    asked->idx.insert(asked->idx.end(), r.idx.begin(), r.idx.end());
+    asked->offset.push_back(static_cast<stf_int>(asked->idx.size()));
   }
-  STF_MPI(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE));
-  return failed;
 }
 
 }  // namespace
@@ -106,13 +125,15 @@ int discover(const Comm &c, TwoSided algo, const Messages &wanted, Messages *ask
   const int tag = c.tag(which);
   std::vector<Received> got;
   STF_CHECK(algo == TwoSided::nbx ? nbx(comm, tag, wanted, &got) : allreduce_counts(comm, tag, wanted, &got));
-  std::sort(got.begin(), got.end(), [](const Received &a, const Received &b) { return a.rank < b.rank; });
-  *asked = Messages();
-  for (const Received &r : got) {
-    asked->ranks.push_back(r.rank);
-    asked->idx.insert(asked->idx.end(), r.idx.begin(), r.idx.end());
-    asked->offset.push_back(static_cast<stf_int>(asked->idx.size()));
-  }
+  collect(&got, asked);
+  return STF_SUCCESS;
+}
+
+int exchange_known(const Comm &c, int expected, const Messages &wanted, MPI_Request *sends, Messages *asked,
+                   Tag which) {
+  std::vector<Received> got;
+  STF_CHECK(send_and_receive(c.comm, c.tag(which), wanted, expected, sends, &got));
+  collect(&got, asked);
   return STF_SUCCESS;
 }
 

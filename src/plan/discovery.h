@@ -17,5 +17,12 @@ namespace stf {
 // end and then fails: the others fail too where it could not take part at
 // all (allreduce's array), and otherwise learn it at the caller's agreement.
 int discover(const Comm &comm, TwoSided algo, const Messages &wanted, Messages *asked, Tag tag = Tag::discovery);
+// The same where every rank knows how many ranks ask it (`expected`): no
+// collective, only the messages. `sends` has room for a request per message
+// of wanted, allocated before the caller's agreement that every rank is
+// ready (one that could not send would leave its peers waiting). A rank that
+// runs out of memory receives every message all the same, then fails.
+int exchange_known(const Comm &comm, int expected, const Messages &wanted, MPI_Request *sends, Messages *asked,
+                   Tag tag);
 
 }  // namespace stf

@@ -215,22 +215,41 @@ int split_requests(const Messages &asked, const std::vector<Plan *> &plans) {
 
 }  // namespace
 
-int build_plans(const Comm &comm, Tag tag, const std::vector<const Graph *> &graphs, const Options &opts,
-                const std::vector<Plan *> &plans, int earlier) {
+int build_plans(const Comm &comm, const Topology &t, Tag tag, const std::vector<const Graph *> &graphs,
+                const std::vector<const Messages *> &known, const Options &opts, const std::vector<Plan *> &plans,
+                int earlier) {
   int rc = earlier;
   Messages wanted{{}, {}, {}}, asked{{}, {}, {}};  // empty, allocating nothing
+  std::vector<int> askers;  // per local rank: 1 where I ask it
+  std::vector<MPI_Request> sends;
   if (!rc) try {
       std::vector<Messages> per_graph(graphs.size());
-      for (std::size_t k = 0; k < graphs.size(); k++) group_leaves(comm.rank, *graphs[k], plans[k], &per_graph[k]);
+      for (std::size_t k = 0; k < graphs.size(); k++) {
+        group_leaves(comm.rank, *graphs[k], plans[k], &per_graph[k]);
+        if (!known[k]) continue;
+        plans[k]->root = *known[k];
+        per_graph[k] = Messages();
+      }
       wanted = Messages();
       merge_requests(per_graph, &wanted);
+      askers.assign(t.local_size, 0);
+      sends.resize(wanted.count());
+      for (int r : wanted.ranks) {
+        if (!t.same_node(r)) {
+          rc = set_error(STF_ERR_INTERNAL, "set-up: rank %d has a step edge to rank %d, on another node", comm.rank, r);
+          break;
+        }
+        askers[t.local_rank_of[r]] = 1;
+      }
     } catch (...) {
       rc = exception_error();
-      wanted = Messages{{}, {}, {}};
     }
+  // A rank of my node that failed would not send what the others wait for.
+  STF_CHECK(agree(t.node_comm, rc, t.node_ranks.data() + t.node_offset[t.node]));
+  int expected = 0;
+  STF_MPI(MPI_Reduce_scatter_block(askers.data(), &expected, 1, MPI_INT, MPI_SUM, t.node_comm));
   try {
-    const int found = discover(comm, opts.twosided, wanted, &asked, tag);
-    if (!rc) rc = found;
+    rc = exchange_known(comm, expected, wanted, sends.data(), &asked, tag);
     if (!rc) rc = split_requests(asked, plans);
   } catch (...) {
     if (!rc) rc = exception_error();  // after it has taken part

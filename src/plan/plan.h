@@ -7,6 +7,7 @@
 
 #include "core/comm.h"
 #include "core/options.h"
+#include "core/topology.h"
 #include "graph/graph.h"
 #include "kernels/kernels.h"
 #include "plan/messages.h"
@@ -45,14 +46,20 @@ int build_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan
 // leaves, discovery), so every rank fails; without it they are local. Lets a plan derived from another one
 // (sub-SFs, patterns) skip discovery.
 int finish_plan(const Comm &comm, const Graph &g, const Options &opts, Plan *plan, int earlier = STF_SUCCESS);
-// Collective: the plans of several graphs of this rank, one per SF on comm's
-// ranks (every rank passes as many, in the same order: a strategy's steps),
-// with one discovery for all, whose messages name the graph they are for.
+// Collective over each node of t (comm's topology): the plans of several
+// graphs of this rank, one per SF on comm's ranks (every rank passes as
+// many, in the same order: a strategy's steps). A graph whose root side is
+// known (known[k], derived from other plans) takes it; the others' edges
+// must stay inside nodes (an edge to another node is an internal error).
+// Each rank learns from a sum over its node how many of its node's ranks ask
+// it, and one message per peer, on comm's `tag`, carries its requests for
+// every graph, each naming its graph: no discovery, nothing across nodes.
 // Each plan is finished as by finish_plan without agreeing (opts.validate
-// is not read): the caller agrees once for all of them. The discovery's
-// messages carry comm's `tag`. A rank that failed before (earlier) takes
-// part asking for nothing, and fails.
-int build_plans(const Comm &comm, Tag tag, const std::vector<const Graph *> &graphs, const Options &opts,
-                const std::vector<Plan *> &plans, int earlier = STF_SUCCESS);
+// is not read): the caller agrees once for all of them. The node's ranks
+// agree before the messages, so that none waits for a rank that failed
+// before (earlier, or here): every rank of that node fails.
+int build_plans(const Comm &comm, const Topology &t, Tag tag, const std::vector<const Graph *> &graphs,
+                const std::vector<const Messages *> &known, const Options &opts, const std::vector<Plan *> &plans,
+                int earlier = STF_SUCCESS);
 
 }  // namespace stf

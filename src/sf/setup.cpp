@@ -70,11 +70,12 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
 
 // A rank that fails on one SF still makes the later ones' transports, whose
 // set-up may be collective.
-int setup_together(stf_sf sf, const stf_sf *sfs, int n, int earlier) {
+int setup_together(stf_sf sf, const stf_sf *sfs, const Messages *const *known, int n, int earlier) {
   std::vector<stf_sf> used;
   std::vector<std::unique_ptr<Plan>> plans;
   std::vector<Plan *> raw;
   std::vector<const Graph *> graphs;
+  std::vector<const Messages *> roots;
   int rc = earlier;
   if (!rc) try {
       for (int k = 0; k < n; k++) {
@@ -83,12 +84,13 @@ int setup_together(stf_sf sf, const stf_sf *sfs, int n, int earlier) {
         plans.push_back(std::make_unique<Plan>());
         raw.push_back(plans.back().get());
         graphs.push_back(sfs[k]);
+        roots.push_back(known[k]);
       }
     } catch (...) {
       rc = exception_error();
     }
-  if (rc) used.clear(), raw.clear(), graphs.clear();  // takes part, asking for nothing
-  rc = build_plans(*sf, Tag::steps, graphs, sf->opts, raw, rc);
+  if (rc) used.clear(), raw.clear(), graphs.clear(), roots.clear();  // takes part, asking for nothing
+  rc = build_plans(*sf, *sf->topology, Tag::steps, graphs, roots, sf->opts, raw, rc);
   if (sf->opts.validate) rc = agree(sf->comm, rc);
   STF_CHECK(rc);
   for (std::size_t k = 0; k < used.size(); k++) {

@@ -74,11 +74,13 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
 // Set up the n SFs of sfs that are not null together: a strategy's steps,
 // made on the communicator of sf (set up), each with its graph and sf's
 // options; as many on every rank where none failed (earlier: this rank's
-// failure so far, when it may lack some). One discovery for all (plan.h,
+// failure so far, when it may lack some). known[k], where not null, is SF
+// k's root side, derived by the strategy; every other edge stays inside
+// its node. One exchange of requests inside each node for all (plan.h,
 // build_plans; sf's Tag::steps) and, with -stf_validate, one agreement
 // before and one after their transports. Collective over sf's
 // communicator; all or nothing as stf_setup.
-int setup_together(stf_sf sf, const stf_sf *sfs, int n, int earlier);
+int setup_together(stf_sf sf, const stf_sf *sfs, const Messages *const *known, int n, int earlier);
 // Back to an SF that is not set up: the plan, topology, transport, strategy,
 // multi-SF and operations' state go; -stf_type auto chooses again (sf.cpp).
 void clear_setup(stf_sf sf);
