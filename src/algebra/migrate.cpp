@@ -47,9 +47,7 @@ extern "C" int stf_create_migration(MPI_Comm comm, stf_int npoints, const int *t
     for (stf_int i = 0; i < npoints; i++) by_target[next[target[i]]++] = i;
     for (int p = 0; p < size; p++) {
       if (p == rank || first[p] == first[p + 1]) continue;
-      going.ranks.push_back(p);
-      going.idx.insert(going.idx.end(), by_target.begin() + first[p], by_target.begin() + first[p + 1]);
-      going.offset.push_back(static_cast<stf_int>(going.idx.size()));
+      going.add(p, by_target.begin() + first[p], by_target.begin() + first[p + 1]);
     }
   } catch (...) {
     rc = exception_error();

@@ -156,10 +156,7 @@ Messages two_step_cross_root(const Topology &t, const Messages &readers) {
   Messages out;
   for (auto &ro : asked) {
     std::sort(ro.second.begin(), ro.second.end());
-    ro.second.erase(std::unique(ro.second.begin(), ro.second.end()), ro.second.end());
-    out.ranks.push_back(ro.first);
-    out.idx.insert(out.idx.end(), ro.second.begin(), ro.second.end());
-    out.offset.push_back(static_cast<stf_int>(out.idx.size()));
+    out.add(ro.first, ro.second.begin(), std::unique(ro.second.begin(), ro.second.end()));
   }
   return out;
 }
@@ -328,11 +325,7 @@ int connect_nodes(stf_sf sf, const std::vector<stf_int> &group, StepGraphs *out,
         chunks_to[leader]++;
       }
       requests = Messages();
-      for (const auto &lm : to_leader) {
-        requests.ranks.push_back(lm.first);
-        requests.idx.insert(requests.idx.end(), lm.second.begin(), lm.second.end());
-        requests.offset.push_back(static_cast<stf_int>(requests.idx.size()));
-      }
+      for (const auto &lm : to_leader) requests.add(lm.first, lm.second.begin(), lm.second.end());
     } catch (...) {
       rc = exception_error();
       requests = Messages{{}, {}, {}};  // asks for nothing, and expects no answer

@@ -111,11 +111,7 @@ int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector
 void collect(std::vector<Received> *got, Messages *asked) {
   std::sort(got->begin(), got->end(), [](const Received &a, const Received &b) { return a.rank < b.rank; });
   *asked = Messages();
-  for (const Received &r : *got) {
-    asked->ranks.push_back(r.rank);
-    asked->idx.insert(asked->idx.end(), r.idx.begin(), r.idx.end());
-    asked->offset.push_back(static_cast<stf_int>(asked->idx.size()));
-  }
+  for (const Received &r : *got) asked->add(r.rank, r.idx.begin(), r.idx.end());
 }
 
 }  // namespace

@@ -187,11 +187,7 @@ void merge_requests(const std::vector<Messages> &per_graph, Messages *out) {
       msg.insert(msg.end(), m.idx.begin() + m.offset[p], m.idx.begin() + m.offset[p + 1]);
     }
   }
-  for (const auto &rm : to) {
-    out->ranks.push_back(rm.first);
-    out->idx.insert(out->idx.end(), rm.second.begin(), rm.second.end());
-    out->offset.push_back(static_cast<stf_int>(out->idx.size()));
-  }
+  for (const auto &rm : to) out->add(rm.first, rm.second.begin(), rm.second.end());
 }
 
 // The inverse on the receiving side: each graph's root side, ranks ascending
@@ -204,10 +200,7 @@ int split_requests(const Messages &asked, const std::vector<Plan *> &plans) {
       if (k < 0 || k >= n || len < 0 || i + 2 + len > asked.offset[a + 1])
         return set_error(STF_ERR_INTERNAL, "set-up: rank %d sent a malformed request for %d graphs", asked.ranks[a],
                          static_cast<int>(n));
-      Messages &root = plans[k]->root;
-      root.ranks.push_back(asked.ranks[a]);
-      root.idx.insert(root.idx.end(), asked.idx.begin() + i + 2, asked.idx.begin() + i + 2 + len);
-      root.offset.push_back(static_cast<stf_int>(root.idx.size()));
+      plans[k]->root.add(asked.ranks[a], asked.idx.begin() + i + 2, asked.idx.begin() + i + 2 + len);
       i += 2 + len;
     }
   return STF_SUCCESS;
