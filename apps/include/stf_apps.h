@@ -108,10 +108,9 @@ int stf_csr_get_layout(stf_csr A, stf_csr_layout *layout);
 
 /* ---- distributed CSR on a device ------------------------------------------ *
  * The matrix blocks copied to device memory of the active device (see
- * "devices" in starforest.h), the products run as kernels
- * (stf_device_launch: host functions, so "host" and "emu" only; a GPU
- * backend answers STF_ERR_UNSUPPORTED), and the ghost entries travel over the ghost SF on
- * device data. Vectors live in device memory and follow the library stream
+ * "devices" in starforest.h), the products run as kernels (one body, run
+ * by "host" and "emu" and, in builds with CUDA, compiled for "cuda"), and
+ * the ghost entries travel over the ghost SF on device data. Vectors live in device memory and follow the library stream
  * (stream model B): x is produced on it, y is ready on it after the call
  * (stf_device_synchronize before reading y on the host). */
 
@@ -190,11 +189,14 @@ int stf_cg_solve_device(stf_csr A, const double *b, double *x, double rtol, int 
 /* CGAsync: exactly `iterations` CG iterations on device vectors in which the
  * host never waits for a dot product or a scalar. Dot products, their global
  * sums and the scalar updates (alpha, beta) are work on the library stream:
- * the global sum is an MPI_Allreduce on device-resident scalars run by a
- * one-item kernel (a stream-ordered reduction; emu memory is host memory so
- * MPI reads it directly). Needs MPI_THREAD_MULTIPLE on a device other than
- * "host" (STF_ERR_UNSUPPORTED otherwise): the reductions run on the device's
- * threads. The only host waits inside an iteration are those of the SpMV's
+ * the local sum is copied to host memory (pinned on "cuda"), summed over the
+ * ranks by an MPI_Allreduce in a host function enqueued on the stream, and
+ * copied back, where a one-item kernel updates the scalars (a
+ * stream-ordered reduction). Needs MPI_THREAD_MULTIPLE on a device other
+ * than "host" (STF_ERR_UNSUPPORTED otherwise): the host functions run on the
+ * device's threads (CUDA's callback thread on "cuda"; an MPI that calls CUDA
+ * from MPI_Allreduce on host memory would break CUDA's rule for host
+ * functions). The only host waits inside an iteration are those of the SpMV's
  * ghost exchange (result->mult_syncs). history as above (iterations + 1
  * entries), copied once at the end; converged reports ||r|| <= rtol ||b||
  * after the last iteration (no early exit). A non-SPD matrix (p^T A p <= 0

@@ -8,131 +8,53 @@
 #include <vector>
 
 #include "apps_error.h"
+#include "cg_kernels.h"
 #include "csr.h"
+#include "device_launch.h"
 
 namespace {
 
+using namespace stf_apps::cg;
 using stf_apps::core;
 using stf_apps::fail;
-
-// Dot products are summed in kChunks fixed chunks, then in chunk order:
-// the result does not depend on how the device splits a kernel.
-constexpr int kChunks = 16;
-
-// The CG scalars. Async: in device memory, written by one-item kernels.
-// Sync: in host memory, written by the host only after it waited for the
-// stream, so no kernel still reads them.
-struct Scalars {
-  double local, global;  // this rank's dot product and the global sum
-  double rr, bb, alpha, beta;
-  long long iteration;   // history entries written - 1
-  long long breakdown;   // 1 + iteration at which p^T A p <= 0 with r != 0
-  long long mpi_failed;  // an allreduce in a kernel failed (reported at the end)
-};
 
 struct Vecs {
   stf_int n;
   const double *b;
   double *x, *r, *p, *Ap;
   double *partial;  // kChunks
-  Scalars *s;
+  Scalars *s;       // async: in device memory; sync: unused
   double *history;  // async: device array; sync: unused
 };
 
-struct Dot {
-  const Vecs *v;
-  const double *a, *b;
-};
+template <class F>
+int launch(int64_t n, const F *f) {
+  return stf_apps::launch(nullptr, n, f, "CG");
+}
 
-// What a finished dot product feeds.
-enum class Step { rr0, bb, pAp, rr };
-
-struct Finish {
-  const Vecs *v;
-  Step step;
+// The global sum of a dot product in stream order, in host staging memory
+// (stf_apps::HostStage): copied there from the device scalars, summed over
+// the ranks by a host function, copied back.
+struct GlobalSum {
+  double local, global;
+  int failed;  // an allreduce failed (reported at the end)
   MPI_Comm comm;
+  void operator()() {
+    if (MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
+      failed = 1;
+      global = NAN;
+    }
+  }
 };
 
-void k_zero_scalars(int64_t, int64_t, void *ctx) { *static_cast<const Vecs *>(ctx)->s = Scalars{}; }
-
-void k_residual(int64_t begin, int64_t end, void *ctx) {
-  const Vecs &v = *static_cast<const Vecs *>(ctx);
-  for (int64_t i = begin; i < end; i++) v.r[i] = v.p[i] = v.b[i] - v.Ap[i];
-}
-
-void k_dot_partial(int64_t begin, int64_t end, void *ctx) {
-  const Dot &d = *static_cast<const Dot *>(ctx);
-  const int64_t n = d.v->n;
-  for (int64_t c = begin; c < end; c++) {
-    double s = 0.0;
-    for (int64_t i = n * c / kChunks; i < n * (c + 1) / kChunks; i++) s += d.a[i] * d.b[i];
-    d.v->partial[c] = s;
-  }
-}
-
-double sum_partials(const double *partial) {
-  double s = 0.0;
-  for (int c = 0; c < kChunks; c++) s += partial[c];
-  return s;
-}
-
-// The scalar updates, on the host (sync) or in a kernel (async).
-void apply(Scalars &s, Step step, double g, double *history) {
-  switch (step) {
-    case Step::rr0:
-      s.rr = g;
-      s.iteration = 0;
-      if (history) history[0] = std::sqrt(g);
-      break;
-    case Step::bb:
-      s.bb = g;
-      break;
-    case Step::pAp:
-      if (g > 0) s.alpha = s.rr / g;
-      else {
-        s.alpha = 0.0;  // r == 0 already: stay; otherwise remember the breakdown
-        if (s.rr != 0 && !s.breakdown) s.breakdown = 1 + s.iteration;
-      }
-      break;
-    case Step::rr:
-      s.beta = s.rr != 0 ? g / s.rr : 0.0;
-      s.rr = g;
-      s.iteration++;
-      if (history) history[s.iteration] = std::sqrt(g);
-      break;
-  }
-}
-
-// One item: this rank's sum, the global sum (MPI on device-resident
-// scalars, in stream order), the scalar update.
-void k_finish(int64_t, int64_t, void *ctx) {
-  const Finish &f = *static_cast<const Finish *>(ctx);
-  Scalars &s = *f.v->s;
-  s.local = sum_partials(f.v->partial);
-  if (MPI_Allreduce(&s.local, &s.global, 1, MPI_DOUBLE, MPI_SUM, f.comm) != MPI_SUCCESS) {
-    s.mpi_failed = 1;
-    s.global = NAN;
-  }
-  apply(s, f.step, s.global, f.v->history);
-}
-
-void k_update_xr(int64_t begin, int64_t end, void *ctx) {
-  const Vecs &v = *static_cast<const Vecs *>(ctx);
-  const double alpha = v.s->alpha;
-  for (int64_t i = begin; i < end; i++) {
-    v.x[i] += alpha * v.p[i];
-    v.r[i] -= alpha * v.Ap[i];
-  }
-}
-
-void k_update_p(int64_t begin, int64_t end, void *ctx) {
-  const Vecs &v = *static_cast<const Vecs *>(ctx);
-  const double beta = v.s->beta;
-  for (int64_t i = begin; i < end; i++) v.p[i] = v.r[i] + beta * v.p[i];
-}
-
-int launch(int64_t n, stf_kernel_fn fn, const void *ctx) {
-  return core(stf_device_launch(nullptr, n, fn, const_cast<void *>(ctx)), "CG: launch");
+// Async: a finished dot product's partial sums become this rank's sum, the
+// global sum and the scalar update, all enqueued.
+int finish_async(const Vecs &v, const SumLocal &sum, GlobalSum *g, const Apply &update) {
+  if (int rc = launch(1, &sum)) return rc;
+  if (int rc = core(stf_device_memcpy_async(&g->local, &v.s->local, sizeof(double), nullptr), "CG")) return rc;
+  if (int rc = stf_apps::launch_host(nullptr, g, "CG")) return rc;
+  if (int rc = core(stf_device_memcpy_async(&v.s->global, &g->global, sizeof(double), nullptr), "CG")) return rc;
+  return launch(1, &update);
 }
 
 // Device work vectors and scalars of one solve, freed after the device is done.
@@ -171,16 +93,17 @@ int check_args(stf_csr A, const double *b, double *x, double rtol, int maxit, st
   return STF_SUCCESS;
 }
 
-int setup(stf_csr A, const double *b, double *x, Workspace &ws, Vecs *v, bool scalars_on_device) {
+int setup(stf_csr A, const double *b, double *x, Workspace &ws, Vecs *v, ZeroScalars *zero) {
   const stf_int n = A->nlocal;
   *v = Vecs{n, b, x, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   if (int rc = ws.alloc(n, &v->r)) return rc;
   if (int rc = ws.alloc(n, &v->p)) return rc;
   if (int rc = ws.alloc(n, &v->Ap)) return rc;
   if (int rc = ws.alloc(kChunks, &v->partial)) return rc;
-  if (!scalars_on_device) return STF_SUCCESS;
+  if (!zero) return STF_SUCCESS;
   if (int rc = ws.alloc(1, &v->s)) return rc;
-  return launch(1, k_zero_scalars, v);  // a kernel, not a copy: no host wait
+  zero->s = v->s;
+  return launch(1, zero);  // a kernel, not a copy: no host wait
 }
 
 long long mult_waits(stf_csr A) {
@@ -191,8 +114,8 @@ long long mult_waits(stf_csr A) {
 
 // Synchronous global dot product: the host waits for the local part (one
 // copy back) and for the allreduce.
-int dot_sync(stf_csr A, Vecs &v, const Dot &d, double *out, long long *waits) {
-  if (int rc = launch(kChunks, k_dot_partial, &d)) return rc;
+int dot_sync(stf_csr A, Vecs &v, const DotPartial &d, double *out, long long *waits) {
+  if (int rc = launch(kChunks, &d)) return rc;
   double partial[kChunks];
   if (int rc = core(stf_device_memcpy(partial, v.partial, sizeof partial), "CG: reading a dot product")) return rc;
   const double local = sum_partials(partial);
@@ -208,16 +131,20 @@ extern "C" int stf_cg_solve_device(stf_csr A, const double *b, double *x, double
                                    stf_csr_mult_variant variant, double *history, stf_cg_result *result) try {
   if (int rc = check_args(A, b, x, rtol, maxit, result)) return rc;
   const long long mult0 = mult_waits(A);
-  Vecs v;        // kernel arguments: outlive the workspace's final wait
+  Vecs v;  // kernel arguments: outlive the workspace's final wait
   Scalars s{};
   Workspace ws;
-  if (int rc = setup(A, b, x, ws, &v, false)) return rc;
-  v.s = &s;
+  if (int rc = setup(A, b, x, ws, &v, nullptr)) return rc;
   long long waits = 0, loop_waits = 0;
-  const Dot rr_dot{&v, v.r, v.r}, bb_dot{&v, b, b}, pAp_dot{&v, v.p, v.Ap};
+  const DotPartial rr_dot{v.r, v.r, v.partial, v.n}, bb_dot{b, b, v.partial, v.n}, pAp_dot{v.p, v.Ap, v.partial, v.n};
+  const Residual residual{b, v.Ap, v.r, v.p};
+  // Their coefficients change per iteration: the host waited for the stream
+  // (dot_sync) since each one's last launch, so no kernel reads them then.
+  UpdateXR<Known> update_xr{{0.0}, v.p, v.Ap, x, v.r};
+  UpdateP<Known> update_p{{0.0}, v.r, v.p};
   Drain drain;
   if (int rc = stf_csr_mult_device(A, x, v.Ap, variant)) return rc;
-  if (int rc = launch(v.n, k_residual, &v)) return rc;
+  if (int rc = launch(v.n, &residual)) return rc;
   double g = 0;
   if (int rc = dot_sync(A, v, rr_dot, &g, &waits)) return rc;
   apply(s, Step::rr0, g, history);
@@ -230,10 +157,12 @@ extern "C" int stf_cg_solve_device(stf_csr A, const double *b, double *x, double
     if (int rc = dot_sync(A, v, pAp_dot, &g, &loop_waits)) return rc;
     apply(s, Step::pAp, g, nullptr);
     if (s.breakdown) return fail(STF_ERR_ARG, "p^T A p = %g <= 0 at iteration %d: the matrix is not SPD", g, it);
-    if (int rc = launch(v.n, k_update_xr, &v)) return rc;
+    update_xr.alpha.value = s.alpha;
+    if (int rc = launch(v.n, &update_xr)) return rc;
     if (int rc = dot_sync(A, v, rr_dot, &g, &loop_waits)) return rc;
     apply(s, Step::rr, g, history);
-    if (int rc = launch(v.n, k_update_p, &v)) return rc;
+    update_p.beta.value = s.beta;
+    if (int rc = launch(v.n, &update_p)) return rc;
     it++;
   }
   if (int rc = core(stf_device_synchronize(), "CG")) return rc;  // x ready on return
@@ -262,30 +191,40 @@ extern "C" int stf_cg_solve_async(stf_csr A, const double *b, double *x, double 
   const long long mult0 = mult_waits(A);
   long long waits = 0;
   Scalars s{};
+  stf_apps::HostStage stage;  // the global sums' staging memory: outlives the workspace's wait
+  if (int rc = stage.alloc(sizeof(GlobalSum), "CG")) return rc;
+  GlobalSum *sum = static_cast<GlobalSum *>(stage.data());
+  sum->comm = A->comm;
   {
     Vecs v;
+    ZeroScalars zero{nullptr};
     Workspace ws;  // its destructor waits for the device before freeing
-    if (int rc = setup(A, b, x, ws, &v, true)) return rc;
+    if (int rc = setup(A, b, x, ws, &v, &zero)) return rc;
     if (int rc = ws.alloc(static_cast<std::size_t>(iterations) + 1, &v.history)) return rc;
-    const Dot rr_dot{&v, v.r, v.r}, bb_dot{&v, b, b}, pAp_dot{&v, v.p, v.Ap};
-    const Finish rr0{&v, Step::rr0, A->comm}, bb{&v, Step::bb, A->comm}, pAp{&v, Step::pAp, A->comm},
-        rr{&v, Step::rr, A->comm};
+    const DotPartial rr_dot{v.r, v.r, v.partial, v.n}, bb_dot{b, b, v.partial, v.n},
+        pAp_dot{v.p, v.Ap, v.partial, v.n};
+    const Residual residual{b, v.Ap, v.r, v.p};
+    const SumLocal local{v.partial, v.s};
+    const Apply rr0{v.s, Step::rr0, v.history}, bb{v.s, Step::bb, nullptr}, pAp{v.s, Step::pAp, nullptr},
+        rr{v.s, Step::rr, v.history};
+    const UpdateXR<OnDevice> update_xr{{&v.s->alpha}, v.p, v.Ap, x, v.r};
+    const UpdateP<OnDevice> update_p{{&v.s->beta}, v.r, v.p};
     Drain drain;
     // Everything below only enqueues; no host wait until the loop is over.
     if (int rc = stf_csr_mult_device(A, x, v.Ap, variant)) return rc;
-    if (int rc = launch(v.n, k_residual, &v)) return rc;
-    if (int rc = launch(kChunks, k_dot_partial, &rr_dot)) return rc;
-    if (int rc = launch(1, k_finish, &rr0)) return rc;
-    if (int rc = launch(kChunks, k_dot_partial, &bb_dot)) return rc;
-    if (int rc = launch(1, k_finish, &bb)) return rc;
+    if (int rc = launch(v.n, &residual)) return rc;
+    if (int rc = launch(kChunks, &rr_dot)) return rc;
+    if (int rc = finish_async(v, local, sum, rr0)) return rc;
+    if (int rc = launch(kChunks, &bb_dot)) return rc;
+    if (int rc = finish_async(v, local, sum, bb)) return rc;
     for (int it = 0; it < iterations; it++) {
       if (int rc = stf_csr_mult_device(A, v.p, v.Ap, variant)) return rc;
-      if (int rc = launch(kChunks, k_dot_partial, &pAp_dot)) return rc;
-      if (int rc = launch(1, k_finish, &pAp)) return rc;
-      if (int rc = launch(v.n, k_update_xr, &v)) return rc;
-      if (int rc = launch(kChunks, k_dot_partial, &rr_dot)) return rc;
-      if (int rc = launch(1, k_finish, &rr)) return rc;
-      if (int rc = launch(v.n, k_update_p, &v)) return rc;
+      if (int rc = launch(kChunks, &pAp_dot)) return rc;
+      if (int rc = finish_async(v, local, sum, pAp)) return rc;
+      if (int rc = launch(v.n, &update_xr)) return rc;
+      if (int rc = launch(kChunks, &rr_dot)) return rc;
+      if (int rc = finish_async(v, local, sum, rr)) return rc;
+      if (int rc = launch(v.n, &update_p)) return rc;
     }
     // After the loop: the scalars and the history come back (each copy
     // waits for the stream), which also makes x ready.
@@ -294,7 +233,7 @@ extern "C" int stf_cg_solve_async(stf_csr A, const double *b, double *x, double 
       if (int rc = core(stf_device_memcpy(history, v.history, (iterations + 1) * sizeof(double)), "CG")) return rc;
     waits += history ? 2 : 1;
   }
-  if (s.mpi_failed) return fail(STF_ERR_MPI, "MPI_Allreduce failed in CGAsync");
+  if (sum->failed) return fail(STF_ERR_MPI, "MPI_Allreduce failed in CGAsync");
   if (s.breakdown)
     return fail(STF_ERR_ARG, "p^T A p <= 0 at iteration %lld: the matrix is not SPD", s.breakdown - 1);
   result->iterations = iterations;

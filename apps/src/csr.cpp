@@ -10,6 +10,7 @@
 
 #include "apps_error.h"
 #include "csr.h"
+#include "csr_kernels.h"
 
 namespace stf_apps {
 namespace {

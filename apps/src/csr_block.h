@@ -80,8 +80,4 @@ struct CsrBlock {
   stf_int shared_rows() const;  // stored rows in groups with one column list
 };
 
-// y = B x on the stored rows of segments [begin, end); accumulate: y += B x.
-// Segments write disjoint rows, so ranges may run concurrently.
-void block_mult(const CsrView &b, const double *x, double *y, bool accumulate, stf_int begin, stf_int end);
-
 }  // namespace stf_apps

@@ -1,6 +1,7 @@
 // The distributed CSR matrix on a device: blocks in device memory, products
-// as kernels, ghosts over the ghost SF on device data, in the three SpMV
-// variants (split phase, event-based, two streams).
+// as kernels (csr_kernels.h, a work item per segment), ghosts over the ghost
+// SF on device data, in the three SpMV variants (split phase, event-based,
+// two streams).
 #include <cstring>
 #include <map>
 #include <memory>
@@ -9,16 +10,10 @@
 
 #include "apps_error.h"
 #include "csr.h"
+#include "csr_kernels.h"
+#include "device_launch.h"
 
 namespace stf_apps {
-
-// One block's product as kernel arguments; never changed once enqueued.
-struct BlockMult {
-  CsrView block;
-  const double *x;
-  double *y;
-  bool accumulate;  // y += B x instead of y = B x
-};
 
 // A block's arrays in device memory.
 struct DeviceBlock {
@@ -40,12 +35,6 @@ struct CsrDevice {
 };
 
 namespace {
-
-// A range of segments: the host product's kernel (csr_kernels.cpp).
-void segment_range(int64_t begin, int64_t end, void *ctx) {
-  const BlockMult &m = *static_cast<const BlockMult *>(ctx);
-  block_mult(m.block, m.x, m.y, m.accumulate, static_cast<stf_int>(begin), static_cast<stf_int>(end));
-}
 
 template <class T>
 int upload(const std::vector<T> &host, T **dev) {
@@ -88,9 +77,7 @@ long long host_waits(stf_sf sf) {
   return st.device_stream_syncs + st.device_syncs + st.device_event_syncs;
 }
 
-int launch(stf_stream s, BlockMult *m) {
-  return core(stf_device_launch(s, m->block.nseg, segment_range, m), "stf_csr_mult_device: launch");
-}
+int launch(stf_stream s, const BlockMult *m) { return stf_apps::launch(s, m->block.nseg, m, "stf_csr_mult_device"); }
 
 }  // namespace
 

@@ -30,14 +30,24 @@ stf_coo laplacian_2d(int m) {
   return g;
 }
 
+const char *test_device() {
+  const char *d = std::getenv("STF_DEVICE");
+  return d && *d ? d : "emu";
+}
+
+std::string matrix_dir() {
+  const char *d = std::getenv("STF_SHARED_MATRICES");
+  return d && *d ? d : STF_MATRIX_DIR;
+}
+
 bool shared_matrices_present() {
   struct stat st;
-  return stat(STF_MATRIX_DIR, &st) == 0;
+  return stat(matrix_dir().c_str(), &st) == 0;
 }
 
 bool read_shared_matrix(Checker &ck, const char *name, stf_coo *out) {
   *out = stf_coo{};
-  const std::string path = std::string(STF_MATRIX_DIR) + "/" + name + ".mtx.gz";
+  const std::string path = matrix_dir() + "/" + name + ".mtx.gz";
   return ck.code(stf_mm_read(path.c_str(), out), STF_SUCCESS, path.c_str());
 }
 

@@ -13,10 +13,15 @@ namespace stft {
 // The 5-point Laplacian on an m x m grid (SPD, m*m rows): 4 on the
 // diagonal, -1 to each grid neighbour.
 stf_coo laplacian_2d(int m);
+// The device the tests run on: $STF_DEVICE (the GPU checks set "cuda"), or
+// "emu".
+const char *test_device();
+// Where the shared matrices are: $STF_SHARED_MATRICES, or STF_MATRIX_DIR.
+std::string matrix_dir();
 // Whether the shared matrices are present (tests exit 77 after the
 // generated cases when not).
 bool shared_matrices_present();
-// Read <STF_MATRIX_DIR>/<name>.mtx.gz; false (with a failed check) on error.
+// Read <matrix_dir()>/<name>.mtx.gz; false (with a failed check) on error.
 bool read_shared_matrix(Checker &ck, const char *name, stf_coo *out);
 // y = A x on the global matrix, serially.
 std::vector<double> serial_mult(const stf_coo &g, const std::vector<double> &x);

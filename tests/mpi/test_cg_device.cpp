@@ -1,4 +1,5 @@
-// CG on the emulated device: the synchronous device CG and CGAsync run the
+// CG on the emulated device (or $STF_DEVICE: the GPU checks run it on
+// cuda): the synchronous device CG and CGAsync run the
 // same fixed number of iterations with each SpMV variant and must give the
 // same residual history and solution, close to the host CG's; CGAsync must
 // converge when given enough iterations and find a non-SPD matrix. Host
@@ -173,12 +174,12 @@ int main(int argc, char **argv) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   Checker ck("test_cg_device", argc, argv, 0);
-  if (!ck.check(provided == MPI_THREAD_MULTIPLE, "MPI gives thread level %d, CGAsync on emu needs MULTIPLE",
+  if (!ck.check(provided == MPI_THREAD_MULTIPLE, "MPI gives thread level %d, CGAsync on a device needs MULTIPLE",
                 provided)) {
     MPI_Finalize();
     return 1;
   }
-  ck.code(stf_device_select("emu"), STF_SUCCESS, "stf_device_select(emu)");
+  ck.code(stf_device_select(test_device()), STF_SUCCESS, test_device());
   {
     stf_coo g = laplacian_2d(20);
     run_matrix(ck, g, "laplacian", 25, true);
@@ -199,7 +200,7 @@ int main(int argc, char **argv) {
   }
   int rc = ck.finish();
   if (rc == 0 && !shared) {
-    if (ck.rank() == 0) std::printf("test_cg_device: shared matrices SKIPPED (none at %s)\n", STF_MATRIX_DIR);
+    if (ck.rank() == 0) std::printf("test_cg_device: shared matrices SKIPPED (none at %s)\n", matrix_dir().c_str());
     rc = 77;
   }
   MPI_Finalize();

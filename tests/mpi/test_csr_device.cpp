@@ -1,4 +1,5 @@
-// Distributed CSR SpMV on the emulated device: the three variants
+// Distributed CSR SpMV on the emulated device (or $STF_DEVICE: the GPU
+// checks run it on cuda): the three variants
 // (split phase, event-based with stream model C, two streams) against the
 // simple row loop, on a generated Laplacian, on generated matrices aimed at
 // every way the row-grouped layout stores rows (test_csr_matrices.h) and on
@@ -144,7 +145,7 @@ void print_table(Checker &ck, const std::string &name, Waits table[3]) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   Checker ck("test_csr_device", argc, argv, 0);
-  ck.code(stf_device_select("emu"), STF_SUCCESS, "stf_device_select(emu)");
+  ck.code(stf_device_select(test_device()), STF_SUCCESS, test_device());
   if (ck.rank() == 0 && model_c_pending())
     std::printf("test_csr_device: STF_TEST_MODEL_C_PENDING=1: event variant held to stream model B's counts\n");
   {
@@ -161,7 +162,7 @@ int main(int argc, char **argv) {
     stf_coo_free(&m.coo);
   }
   const bool shared = shared_matrices_present();
-  for (const std::string &name : shared ? matrix_names(STF_MATRIX_DIR) : std::vector<std::string>{}) {
+  for (const std::string &name : shared ? matrix_names(matrix_dir().c_str()) : std::vector<std::string>{}) {
     stf_coo g{};
     if (!read_shared_matrix(ck, name.c_str(), &g)) continue;
     Waits table[3];
@@ -178,7 +179,7 @@ int main(int argc, char **argv) {
   }
   int rc = ck.finish();
   if (rc == 0 && !shared) {
-    if (ck.rank() == 0) std::printf("test_csr_device: shared matrices SKIPPED (none at %s)\n", STF_MATRIX_DIR);
+    if (ck.rank() == 0) std::printf("test_csr_device: shared matrices SKIPPED (none at %s)\n", matrix_dir().c_str());
     rc = 77;
   }
   MPI_Finalize();

@@ -2,15 +2,18 @@
 // shape, with the group's row count K a compile-time constant so that the
 // rows' accumulators live in registers and the loops over them unroll. The
 // host's mult and mult_transpose (on transposed blocks) and the device
-// kernels (csr_device.cpp) all run it. Each shape is its own small function
-// (noinline): inlined into one dispatch loop, fifteen shapes would share
-// registers and spill.
+// kernels (csr_device.cpp: one segment per work item, on emu and CUDA) all
+// run it. Each shape is its own small function (noinline): inlined into one
+// dispatch loop, fifteen shapes would share registers and spill.
+#pragma once
+
 #include <cstdint>
 
 #include "csr_block.h"
+#include "device_launch.h"
 
 namespace stf_apps {
-namespace {
+namespace csr_detail {
 
 // Single rows this long or longer are summed with four partial sums; shorter
 // ones overlap with their neighbours anyway.
@@ -18,7 +21,7 @@ constexpr stf_int kLongRow = 16;
 
 // Where stored row i goes in y: row i, or the row a listed segment names.
 template <bool Listed>
-inline stf_int row_of(const CsrView &b, stf_int i) {
+STF_APPS_HD inline stf_int row_of(const CsrView &b, stf_int i) {
   if constexpr (Listed)
     return b.rows[i];
   else
@@ -26,14 +29,14 @@ inline stf_int row_of(const CsrView &b, stf_int i) {
 }
 
 template <bool Accumulate>
-inline void put(double &out, double s) {
+STF_APPS_HD inline void put(double &out, double s) {
   if constexpr (Accumulate)
     out += s;
   else
     out = s;
 }
 
-inline double row_dot(const stf_int *col, const double *v, stf_int n, const double *x) {
+STF_APPS_HD inline double row_dot(const stf_int *col, const double *v, stf_int n, const double *x) {
   double s = 0;
   for (stf_int e = 0; e < n; e++) s += v[e] * x[col[e]];
   return s;
@@ -41,7 +44,7 @@ inline double row_dot(const stf_int *col, const double *v, stf_int n, const doub
 
 // A long row: four partial sums, so that consecutive additions do not wait
 // for each other.
-inline double long_row_dot(const stf_int *col, const double *v, stf_int n, const double *x) {
+STF_APPS_HD inline double long_row_dot(const stf_int *col, const double *v, stf_int n, const double *x) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   stf_int e = 0;
   for (; e + 4 <= n; e += 4) {
@@ -56,7 +59,7 @@ inline double long_row_dot(const stf_int *col, const double *v, stf_int n, const
 
 // y (+)= B x on single stored rows [first, last), columns from col on.
 template <bool Listed, bool Accumulate>
-__attribute__((noinline)) void mult_rows(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
+STF_APPS_NOINLINE STF_APPS_HD void mult_rows(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
                                          const stf_int *col) {
   for (stf_int i = first; i < last; i++) {
     const stf_int at = b.rowptr[i], n = b.rowptr[i + 1] - at;
@@ -69,7 +72,7 @@ __attribute__((noinline)) void mult_rows(const CsrView &b, const double *x, doub
 // y (+)= B x on groups of K stored rows in [first, last), columns from col
 // on: entry e of row j at slot e * K + j, one column per slot unless Shared.
 template <int K, bool Shared, bool Listed, bool Accumulate>
-__attribute__((noinline)) void mult_groups(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
+STF_APPS_NOINLINE STF_APPS_HD void mult_groups(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
                                            const stf_int *col) {
   for (stf_int i = first; i < last; i += K) {
     const stf_int at = b.rowptr[i], n = b.rowptr[i + 1] - at;
@@ -90,7 +93,7 @@ __attribute__((noinline)) void mult_groups(const CsrView &b, const double *x, do
 
 // Segment s, of groups of K rows.
 template <int K, bool Shared, bool Accumulate>
-void mult_segment(const CsrView &b, const double *x, double *y, stf_int s) {
+STF_APPS_HD void mult_segment(const CsrView &b, const double *x, double *y, stf_int s) {
   const stf_int first = b.seg[s], last = b.seg[s + 1];
   const stf_int *col = b.col + b.segcol[s];
   const bool listed = b.shape[s] & kListedRows;
@@ -109,7 +112,7 @@ void mult_segment(const CsrView &b, const double *x, double *y, stf_int s) {
 
 // y (+)= B x over segments [begin, end), each by the kernel of its shape.
 template <bool Accumulate>
-void mult_segments(const CsrView &b, const double *x, double *y, stf_int begin, stf_int end) {
+STF_APPS_HD void mult_segments(const CsrView &b, const double *x, double *y, stf_int begin, stf_int end) {
   static_assert(kMaxGroupRows == 8 && kGroupRowsMask == 15 && kSharedColumns == 16, "one case per shape");
   for (stf_int s = begin; s < end; s++) {
     switch (b.shape[s] & (kGroupRowsMask | kSharedColumns)) {
@@ -132,13 +135,28 @@ void mult_segments(const CsrView &b, const double *x, double *y, stf_int begin, 
   }
 }
 
-}  // namespace
+}  // namespace csr_detail
 
-void block_mult(const CsrView &b, const double *x, double *y, bool accumulate, stf_int begin, stf_int end) {
+// y = B x on the stored rows of segments [begin, end); accumulate: y += B x.
+// Segments write disjoint rows, so ranges may run concurrently.
+STF_APPS_HD inline void block_mult(const CsrView &b, const double *x, double *y, bool accumulate, stf_int begin,
+                                   stf_int end) {
   if (accumulate)
-    mult_segments<true>(b, x, y, begin, end);
+    csr_detail::mult_segments<true>(b, x, y, begin, end);
   else
-    mult_segments<false>(b, x, y, begin, end);
+    csr_detail::mult_segments<false>(b, x, y, begin, end);
 }
+
+// One block's product as a device kernel, a work item per segment; never
+// changed once enqueued.
+struct BlockMult {
+  CsrView block;
+  const double *x;
+  double *y;
+  bool accumulate;  // y += B x instead of y = B x
+  STF_APPS_HD void operator()(int64_t s) const {
+    block_mult(block, x, y, accumulate, static_cast<stf_int>(s), static_cast<stf_int>(s + 1));
+  }
+};
 
 }  // namespace stf_apps
