@@ -4,8 +4,9 @@
 // Each rank owns a box of n^3 zones (--n) on a process grid (--divide PxQxR,
 // or MPI_Dims_create), periodic unless --no-periodic, with a ghost layer of
 // width w (--ghost) around it. --vars arrays of doubles, each of (n+2w)^3
-// zones, live in one allocation on the host or on the emulated device
-// (--memory device: stf_device_malloc on "emu"). A cycle refreshes every ghost
+// zones, live in one allocation on the host or on a device (--memory device:
+// stf_device_malloc on the active device, "emu" unless STF_DEVICE names
+// another, e.g. cuda). A cycle refreshes every ghost
 // zone of every variable from its owner: one message per neighbour and cycle
 // holding all variables (faces, edges, corners: 26 messages per rank).
 //
@@ -13,9 +14,12 @@
 // own), groups (messages below --cutoff bytes form one group, the others
 // another) or all (pack everything, then send everything).
 //   mpi         Irecv all; per group pack and Isend; per group wait and
-//               unpack (each: MPI_Waitany, unpack what arrived); wait sends.
-//               On device memory the packing loops run on the host over the
-//               emulated device's memory (which is host memory).
+//               unpack (each: MPI_Waitany, unpack what arrived); wait sends
+//               (halo3d_mpi.cpp). On device memory (halo3d_mpi_device.cpp)
+//               a pack kernel per message and a copy to a pinned host
+//               buffer, a stream wait per message (each) or per group
+//               before the sends, and per message received a copy up and
+//               an unpack kernel; the cycle ends with a stream wait.
 //   starforest  one SF per group (each: one per neighbour direction; all:
 //               one), leaves = ghost zones, roots = the owners' zones, in
 //               one index space of all variables; bcast with MPI_REPLACE.
@@ -50,12 +54,12 @@
 
 #include "bench_common.h"
 #include "check.h"
+#include "halo3d.h"
 
 namespace {
 
-constexpr int kDirs = 27;  // direction (dx, dy, dz) in {-1,0,1}^3 is (dz+1)*9 + (dy+1)*3 + (dx+1); 13 is the box itself
-constexpr int kSelf = 13;
-enum Phase { kPackPost, kPostRecv, kWaitUnpack, kWaitSend, kCycle, kNumPhases };
+using namespace halo3d;
+
 const char *const kPhaseNames[] = {"pack_post_send", "post_recv", "wait_recv_unpack", "wait_send", "cycle"};
 const char *const kGroupings[] = {"each", "groups", "all"};
 
@@ -80,7 +84,7 @@ void usage(const char *prog) {
       "  --cutoff BYTES    messages smaller than this are 'small' (default 4096)\n"
       "  --grouping LIST   from each,groups,all (default all three)\n"
       "  --impl LIST       from mpi,starforest (default both)\n"
-      "  --memory M        host | device (emulated device, default host)\n"
+      "  --memory M        host | device (the active device, emu unless STF_DEVICE says; default host)\n"
       "  --transport T     starforest transport (a stf_set_type name; default basic)\n"
       "  --mock            no communication (each rank its own neighbour)\n"
       "  --check-every K   also check every K-th timed cycle (default 0: first cycle only)\n"
@@ -153,25 +157,6 @@ int parse(int argc, char **argv, Options &o) {
   o.rounds = std::min(o.rounds, o.cycles);
   return 0;
 }
-
-int offset(int dir, int axis) { return (axis == 0 ? dir % 3 : axis == 1 ? dir / 3 % 3 : dir / 9) - 1; }
-int opposite(int dir) { return kDirs - 1 - dir; }
-
-// This rank's box, its neighbours and the zones each message carries.
-struct Box {
-  int n, w, vars, E;  // E = n + 2w zones per direction of the ghosted box
-  long G;             // zones of one variable's ghosted box
-  int P[3], c[3];
-  bool periodic, mock;
-  int rank;
-  int nbr[kDirs];                      // neighbour rank per direction, -1 if none
-  std::vector<long> recv[kDirs];       // ghost zones filled from direction d (one variable)
-  std::vector<long> send[kDirs];       // owned zones the neighbour at d needs, in its order
-
-  // Zone (i, j, k) in ghosted-box coordinates: -w <= i < n + w.
-  long zone(int i, int j, int k) const { return (static_cast<long>(k + w) * E + (j + w)) * E + (i + w); }
-  long message_doubles(int d) const { return static_cast<long>(recv[d].size()) * vars; }
-};
 
 // Zones along one axis of the region a message covers: ghosts (recv) or the
 // owned zones a neighbour needs (send) in direction offset o.
@@ -246,114 +231,6 @@ std::vector<std::vector<int>> make_groups(const Box &b, const std::string &mode,
   }
   return g;
 }
-
-using Times = std::array<double, kNumPhases>;  // seconds
-
-// A variant: one implementation with one grouping.
-class Variant {
- public:
-  virtual ~Variant() = default;
-  virtual void cycle(double *data, Times &t) = 0;
-  // starforest's counters summed over the variant's SFs (false: none kept).
-  virtual bool stats(stf_stats &) { return false; }
-  virtual void reset_stats() {}
-};
-
-class MpiHalo : public Variant {
- public:
-  // Message d fills the receiver's ghosts of direction d: the sender is the
-  // receiver's neighbour at d, the receiver the sender's neighbour at
-  // opposite(d). Both sides tag it d.
-  MpiHalo(const Box &b, std::vector<std::vector<int>> groups, bool each)
-      : b_(b), groups_(std::move(groups)), each_(each) {
-    for (int d = 0; d < kDirs; d++) {
-      sbuf_[d].resize(b.send[opposite(d)].size() * b.vars);
-      rbuf_[d].resize(b.recv[d].size() * b.vars);
-    }
-  }
-
-  void cycle(double *data, Times &t) override {
-    double t0 = MPI_Wtime();
-    rreq_.clear(), sreq_.clear(), rdir_.clear();  // keep their capacity: no allocation per cycle
-    auto &rreq = rreq_, &sreq = sreq_;
-    auto &rdir = rdir_;
-    if (!b_.mock)
-      for (const auto &g : groups_)
-        for (int d : g)
-          if (b_.nbr[d] >= 0) {
-            rreq.emplace_back();
-            rdir.push_back(d);
-            MPI_Irecv(rbuf_[d].data(), static_cast<int>(rbuf_[d].size()), MPI_DOUBLE, b_.nbr[d], d, MPI_COMM_WORLD,
-                      &rreq.back());
-          }
-    double t1 = MPI_Wtime();
-    for (const auto &g : groups_) {
-      for (int d : g)
-        if (b_.nbr[opposite(d)] >= 0) {
-          pack(d, data);
-          if (each_ && !b_.mock) send(d, sreq);
-        }
-      if (!each_ && !b_.mock)
-        for (int d : g)
-          if (b_.nbr[opposite(d)] >= 0) send(d, sreq);
-    }
-    double t2 = MPI_Wtime();
-    if (b_.mock) {
-      // This rank is its own neighbour: its pack buffer is the message.
-      for (const auto &g : groups_)
-        for (int d : g) unpack(d, sbuf_[d], data);
-    } else if (each_) {  // unpack in arrival order
-      for (size_t k = 0; k < rreq.size(); k++) {
-        int idx;
-        MPI_Waitany(static_cast<int>(rreq.size()), rreq.data(), &idx, MPI_STATUS_IGNORE);
-        unpack(rdir[idx], rbuf_[rdir[idx]], data);
-      }
-    } else {
-      size_t first = 0;
-      for (const auto &g : groups_) {
-        size_t count = std::count_if(g.begin(), g.end(), [&](int d) { return b_.nbr[d] >= 0; });
-        MPI_Waitall(static_cast<int>(count), rreq.data() + first, MPI_STATUSES_IGNORE);
-        for (size_t k = first; k < first + count; k++) unpack(rdir[k], rbuf_[rdir[k]], data);
-        first += count;
-      }
-    }
-    double t3 = MPI_Wtime();
-    MPI_Waitall(static_cast<int>(sreq.size()), sreq.data(), MPI_STATUSES_IGNORE);
-    double t4 = MPI_Wtime();
-    t[kPostRecv] += t1 - t0, t[kPackPost] += t2 - t1, t[kWaitUnpack] += t3 - t2, t[kWaitSend] += t4 - t3;
-    t[kCycle] += t4 - t0;
-  }
-
- private:
-  void send(int d, std::vector<MPI_Request> &sreq) {
-    sreq.emplace_back();
-    MPI_Isend(sbuf_[d].data(), static_cast<int>(sbuf_[d].size()), MPI_DOUBLE, b_.nbr[opposite(d)], d, MPI_COMM_WORLD,
-              &sreq.back());
-  }
-  // Message d holds the owned zones my neighbour at opposite(d) needs.
-  void pack(int d, const double *data) {
-    const std::vector<long> &z = b_.send[opposite(d)];
-    double *out = sbuf_[d].data();
-    for (int v = 0; v < b_.vars; v++) {
-      const double *src = data + v * b_.G;
-      for (long zi : z) *out++ = src[zi];
-    }
-  }
-  void unpack(int d, const std::vector<double> &buf, double *data) {
-    const double *in = buf.data();
-    for (int v = 0; v < b_.vars; v++) {
-      double *dst = data + v * b_.G;
-      for (long zi : b_.recv[d]) dst[zi] = *in++;
-    }
-  }
-
-  const Box &b_;
-  std::vector<std::vector<int>> groups_;
-  bool each_;
-  std::vector<double> sbuf_[kDirs], rbuf_[kDirs];
-  std::vector<MPI_Request> rreq_, sreq_;
-  std::vector<int> rdir_;  // direction of each posted receive
-};
 
 class SfHalo : public Variant {
  public:
@@ -544,10 +421,13 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return p == 1 ? 0 : 2;
   }
+  std::string memory_name = "host";
   if (opt.device) {
     const char *dev = nullptr;
     CHECK_STF(stf_device_get_name(&dev));
     if (std::strcmp(dev, "host") == 0) CHECK_STF(stf_device_select("emu"));
+    CHECK_STF(stf_device_get_name(&dev));
+    memory_name = std::string("device (") + dev + ")";
   }
 
   Box b = make_box(opt, rank, size);
@@ -562,7 +442,9 @@ int main(int argc, char **argv) {
       auto groups = make_groups(b, gm, opt.cutoff);
       for (const char *impl : {"mpi", "starforest"}) {
         if (!in_list(opt.impls, impl)) continue;
-        if (std::strcmp(impl, "mpi") == 0) variants.emplace_back(new MpiHalo(b, groups, std::strcmp(gm, "each") == 0));
+        if (std::strcmp(impl, "mpi") == 0)
+          variants.emplace_back(opt.device ? make_mpi_device_halo(b, groups, std::strcmp(gm, "each") == 0)
+                                           : make_mpi_halo(b, groups, std::strcmp(gm, "each") == 0));
         else variants.emplace_back(new SfHalo(b, groups, opt.transport, opt.device));
         results.emplace_back();
         results.back().impl = impl;
@@ -612,7 +494,7 @@ int main(int argc, char **argv) {
     std::printf("# halo3d: %d ranks as %dx%dx%d, n %d^3 per rank, ghost %d, %d vars, %s%s, memory %s, cutoff %ld B, "
                 "starforest transport %s\n",
                 size, b.P[0], b.P[1], b.P[2], b.n, b.w, b.vars, opt.periodic ? "periodic" : "non-periodic",
-                opt.mock ? ", MOCK (no communication)" : "", opt.device ? "device (emu)" : "host", opt.cutoff,
+                opt.mock ? ", MOCK (no communication)" : "", memory_name.c_str(), opt.cutoff,
                 opt.transport.c_str());
     std::printf("# per rank and cycle: up to %ld messages, %ld bytes; %ld timed cycles per variant in %d rounds\n",
                 max_msgs, max_bytes, results.empty() ? 0L : results[0].timed, opt.rounds);
@@ -658,7 +540,7 @@ int main(int argc, char **argv) {
           .num("msgs_per_s", mmsg * 1e6)
           .str("transport", results[k].impl == "mpi" ? "isend" : opt.transport)
           .str("memory", opt.device ? "device" : "host")
-          .str("stream", opt.device && results[k].impl == "starforest" ? "library" : "none")
+          .str("stream", opt.device ? "library" : "none")
           .str("divide", divide)
           .boolean("periodic", opt.periodic)
           .integer("ghost", b.w)
