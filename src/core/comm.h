@@ -28,8 +28,8 @@ enum class Tag : int {
   fetch_return,  // fetch-and-op old values, sent from end
   discovery,     // set-up
   subplan,       // deriving a sub-SF's plan from its parent's
-  node_request,  // node-aware set-up: a node's aggregators ask another node's leader
-  node_reply,    //   and its answers
+  node_request,  // node-aware set-up: a node's leader names the receivers of another node's chunks
+  node_reply,    //   and that node's leader tells each receiver its chunk's sender
   steps,         //   and the requests of its steps' plans, all at once
   transport,     // first of kTransportTags tags a transport may use as it likes
 };

@@ -21,8 +21,10 @@
 // chunks a node receives (3step, split) are given to its ranks node pair by
 // node pair, largest pair first, a pair's chunks to as many different ranks,
 // those with the fewest units so far (lowest local rank on ties); the
-// source node's leader gives the chunks it is asked for to its ranks by the
-// same rule. So every chunk is one message.
+// source node's leader, which knows the same keys from its ranks' plans,
+// gives the chunks other nodes read to its ranks by the same rule. So every
+// chunk is one message, and a rank receives at most one chunk from each
+// node.
 #pragma once
 
 #include <vector>
