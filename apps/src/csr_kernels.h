@@ -59,8 +59,8 @@ STF_APPS_HD inline double long_row_dot(const stf_int *col, const double *v, stf_
 
 // y (+)= B x on single stored rows [first, last), columns from col on.
 template <bool Listed, bool Accumulate>
-STF_APPS_NOINLINE STF_APPS_HD void mult_rows(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
-                                         const stf_int *col) {
+STF_APPS_NOINLINE STF_APPS_HD void mult_rows(const CsrView &b, const double *x, double *y, stf_int first,
+                                              stf_int last, const stf_int *col) {
   for (stf_int i = first; i < last; i++) {
     const stf_int at = b.rowptr[i], n = b.rowptr[i + 1] - at;
     const double s = n < kLongRow ? row_dot(col, b.val + at, n, x) : long_row_dot(col, b.val + at, n, x);
@@ -72,8 +72,8 @@ STF_APPS_NOINLINE STF_APPS_HD void mult_rows(const CsrView &b, const double *x, 
 // y (+)= B x on groups of K stored rows in [first, last), columns from col
 // on: entry e of row j at slot e * K + j, one column per slot unless Shared.
 template <int K, bool Shared, bool Listed, bool Accumulate>
-STF_APPS_NOINLINE STF_APPS_HD void mult_groups(const CsrView &b, const double *x, double *y, stf_int first, stf_int last,
-                                           const stf_int *col) {
+STF_APPS_NOINLINE STF_APPS_HD void mult_groups(const CsrView &b, const double *x, double *y, stf_int first,
+                                                stf_int last, const stf_int *col) {
   for (stf_int i = first; i < last; i += K) {
     const stf_int at = b.rowptr[i], n = b.rowptr[i + 1] - at;
     const double *v = b.val + at;

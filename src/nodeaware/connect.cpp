@@ -94,7 +94,8 @@ void plan_source(const Topology &t, stf_int chunk_units, const Lists &read_by, S
   sp->from_readers.resize(sp->readers.size());
   const std::vector<Placed> placed = balance(sizes, pair, t.local_size);
   std::vector<std::vector<std::pair<stf_int, int>>> order(t.local_size);  // (offset, chunk) per sender
-  for (std::size_t i = 0; i < chunks.size(); i++) order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
+  for (std::size_t i = 0; i < chunks.size(); i++)
+    order[placed[i].owner].push_back({placed[i].offset, static_cast<int>(i)});
   sp->sends.assign(t.local_size, {});
   sp->replies.resize(chunks.size());
   for (int s = 0; s < t.local_size; s++) {
