@@ -443,8 +443,8 @@ int main(int argc, char **argv) {
       for (const char *impl : {"mpi", "starforest"}) {
         if (!in_list(opt.impls, impl)) continue;
         if (std::strcmp(impl, "mpi") == 0)
-          variants.emplace_back(opt.device ? make_mpi_device_halo(b, groups, std::strcmp(gm, "each") == 0)
-                                           : make_mpi_halo(b, groups, std::strcmp(gm, "each") == 0));
+          variants.emplace_back(make_mpi_halo(b, groups, std::strcmp(gm, "each") == 0,
+                                              opt.device ? device_messages(b) : host_messages(b)));
         else variants.emplace_back(new SfHalo(b, groups, opt.transport, opt.device));
         results.emplace_back();
         results.back().impl = impl;

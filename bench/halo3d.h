@@ -46,12 +46,32 @@ class Variant {
   virtual void reset_stats() {}
 };
 
+// Where a hand-written MPI baseline keeps its messages and how it packs
+// them: message d (the owned zones my neighbour at opposite(d) needs) and
+// the ghosts of direction d. Host memory (halo3d_mpi.cpp), or device memory
+// staged through pinned host buffers (halo3d_mpi_device.cpp).
+class MpiMessages {
+ public:
+  virtual ~MpiMessages() = default;
+  virtual double *send_buffer(int d) = 0;  // what MPI sends of message d
+  virtual double *recv_buffer(int d) = 0;  // where MPI receives message d
+  virtual void pack(int d, double *data) = 0;
+  // The packed messages are in their send buffers (device: a stream wait).
+  virtual void ready() {}
+  virtual void unpack(int d, double *data) = 0;
+  // --mock: message d, packed here, is also the one received.
+  virtual void unpack_own(int d, double *data) = 0;
+  // Every unpack is done (device: a stream wait).
+  virtual void finish() {}
+};
+
 // Hand-written MPI: Irecv all; per group pack and Isend; per group wait and
 // unpack (each: MPI_Waitany, unpack what arrived); wait sends. Message d
 // fills the receiver's ghosts of direction d (tag d). On host memory
 // (packing loops on the host) and on device memory (pack and unpack
 // kernels, staged through host buffers).
-Variant *make_mpi_halo(const Box &b, std::vector<std::vector<int>> groups, bool each);
-Variant *make_mpi_device_halo(const Box &b, std::vector<std::vector<int>> groups, bool each);
+Variant *make_mpi_halo(const Box &b, std::vector<std::vector<int>> groups, bool each, MpiMessages *messages);
+MpiMessages *host_messages(const Box &b);
+MpiMessages *device_messages(const Box &b);
 
 }  // namespace halo3d
