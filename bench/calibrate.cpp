@@ -264,10 +264,10 @@ int main(int argc, char **argv) {
     }
     const std::vector<double> sizes = powers(o.quick ? 16384 : 65536, o.max_size, 4);
     const auto samples = calibrate::multi_pair(first, second, sizes, o.settings);
-    // The small-message latency: a later segment's start-up may exceed
-    // the node-pong times themselves on a noisy machine.
-    const double alpha = prof.network.other_node.segments.front().alpha;
-    prof.network.off_node = m::fit_maxrate(samples, alpha);
+    // Latencies per off-node segment (the first for the fit over all
+    // sizes): a later segment's start-up may exceed the node-pong times
+    // themselves on a noisy machine, and then that segment gets no rate.
+    prof.network.off_node = m::fit_maxrate_by_size(samples, prof.network.other_node);
     if (rank == 0) {
       std::printf("node-pong (pairs, bytes, one-way us):");
       for (const auto &s : samples) std::printf(" (%d, %.0f, %.1f)", s.pairs, s.bytes, 1e6 * s.seconds);
@@ -336,6 +336,8 @@ int main(int argc, char **argv) {
     std::printf("max-rate: %s, alpha %.3f us, R_N %.3f GB/s, R_b %.3f GB/s (up to %d pairs)\n",
                 mr.measured ? "measured" : "built-in", 1e6 * mr.alpha, 1e-9 * mr.node_rate, 1e-9 * mr.pair_rate,
                 mr.pairs_measured);
+    for (const m::NodeRateSegment &seg : mr.by_size)
+      std::printf("  R_N from %.0f bytes: %.3f GB/s\n", seg.from_bytes, 1e-9 * seg.node_rate);
     std::printf("one-sided sync %.3f us per message, collective %.3f us per call\n", 1e6 * prof.onesided.sync,
                 1e6 * prof.collective.call);
     print_rates("host pack", prof.host_pack);

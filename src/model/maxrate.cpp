@@ -12,6 +12,13 @@ double MaxRate::transfer(double node_bytes, double rank_bytes) const {
   return std::max(by_node, by_rank);
 }
 
+double MaxRate::node_rate_for(double bytes) const {
+  if (by_size.empty()) return node_rate;
+  size_t i = 0;
+  while (i + 1 < by_size.size() && by_size[i + 1].from_bytes <= bytes) ++i;
+  return by_size[i].node_rate;
+}
+
 double MaxRate::time(double active, double bytes) const { return alpha + transfer(active * bytes, bytes); }
 
 MaxRate fit_maxrate(const std::vector<MaxRateSample> &samples, double alpha) {
@@ -63,6 +70,25 @@ MaxRate fit_maxrate(const std::vector<MaxRateSample> &samples, double alpha) {
     }
   }
   m.measured = true;
+  return m;
+}
+
+MaxRate fit_maxrate_by_size(const std::vector<MaxRateSample> &samples, const Postal &other_node) {
+  const double alpha = other_node.segments.empty() ? 0 : other_node.segments.front().alpha;
+  MaxRate m = fit_maxrate(samples, alpha);
+  if (!m.measured) return m;
+  const size_t n = other_node.segments.size();
+  for (size_t i = 0; i < n; ++i) {
+    const PostalSegment &seg = other_node.segments[i];
+    const double to = i + 1 < n ? other_node.segments[i + 1].from_bytes : INFINITY;
+    std::vector<MaxRateSample> in;
+    for (const MaxRateSample &s : samples)
+      if (s.bytes >= seg.from_bytes && s.bytes < to) in.push_back(s);
+    const MaxRate f = fit_maxrate(in, seg.alpha);
+    if (f.measured && f.node_rate > 0) m.by_size.push_back({seg.from_bytes, f.node_rate});
+  }
+  // One segment measured says nothing about the others' sizes.
+  if (m.by_size.size() < 2) m.by_size.clear();
   return m;
 }
 

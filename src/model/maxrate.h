@@ -9,7 +9,15 @@
 
 #include <vector>
 
+#include "model/postal.h"
+
 namespace stf::model {
+
+// R_N for messages from from_bytes up (to the next entry's from_bytes).
+struct NodeRateSegment {
+  double from_bytes = 0;
+  double node_rate = 0;
+};
 
 struct MaxRate {
   double alpha = 0;        // seconds
@@ -23,6 +31,15 @@ struct MaxRate {
   double node_gap = 0;
   int pairs_measured = 0;  // the most concurrent pairs the fit saw
   bool measured = false;
+  // R_N per message size, where it was fitted per protocol segment: a
+  // network (or a simulated one) may move a node's messages of one
+  // protocol several times faster than another's. Sorted by from_bytes;
+  // empty: node_rate for every size.
+  std::vector<NodeRateSegment> by_size;
+
+  // R_N for messages of this size: the by_size entry that holds it (the
+  // first one below its start), else node_rate.
+  double node_rate_for(double bytes) const;
 
   // One of `active` concurrent messages of s bytes.
   double time(double active, double bytes) const;
@@ -48,5 +65,11 @@ struct MaxRateSample {
 // R_b (several pairs together slower than one, as on an oversubscribed
 // machine); time() then holds one pair to R_N as well.
 MaxRate fit_maxrate(const std::vector<MaxRateSample> &samples, double alpha);
+
+// fit_maxrate over all samples (alpha: the first segment's), and R_N again
+// per segment of the off-node postal model over the samples whose size
+// falls in it (alpha: that segment's), as by_size: calibrate's node-pongs
+// span several protocols.
+MaxRate fit_maxrate_by_size(const std::vector<MaxRateSample> &samples, const Postal &other_node);
 
 }  // namespace stf::model

@@ -55,6 +55,13 @@ namespace {
 
 Json num(double x) { return Json::number(x); }
 
+Json node_rates_json(const std::vector<NodeRateSegment> &by_size) {
+  Json segs = Json::array();
+  for (const NodeRateSegment &s : by_size)
+    segs.push(Json::object().set("from_bytes", num(s.from_bytes)).set("node_rate", num(s.node_rate)));
+  return segs;
+}
+
 Json postal_json(const Postal &p) {
   Json segs = Json::array();
   for (const PostalSegment &s : p.segments)
@@ -97,7 +104,8 @@ std::string profile_to_json(const Profile &p) {
                           .set("node_rate", num(m.node_rate))
                           .set("pair_rate", num(m.pair_rate))
                           .set("node_gap", num(m.node_gap))
-                          .set("pairs_measured", num(m.pairs_measured)))
+                          .set("pairs_measured", num(m.pairs_measured))
+                          .set("node_rate_by_size", node_rates_json(m.by_size)))
       .set("onesided", Json::object()
                            .set("measured", Json::boolean(p.onesided.measured))
                            .set("sync", num(p.onesided.sync))
@@ -187,6 +195,27 @@ class Reader {
   std::string *error_;
 };
 
+// Optional (profiles before it have one node rate for every size).
+void read_node_rates(Reader r, std::vector<NodeRateSegment> *by_size, std::string *error) {
+  const Json *segs = r.array("node_rate_by_size");
+  if (!segs || !r.ok()) return;
+  std::vector<NodeRateSegment> out;
+  for (size_t i = 0; i < segs->items().size(); ++i) {
+    const Json &item = segs->items()[i];
+    const std::string at = "node_rate_by_size[" + std::to_string(i) + "]";
+    if (!item.is(Json::Kind::object)) return r.fail(at, "expected an object");
+    Reader s(&item, "maxrate." + at + ".", error);
+    NodeRateSegment seg;
+    s.number("from_bytes", &seg.from_bytes);
+    s.number("node_rate", &seg.node_rate);
+    if (!s.ok()) return;
+    if (seg.node_rate <= 0) return r.fail(at, "node_rate must be positive");
+    if (!out.empty() && seg.from_bytes <= out.back().from_bytes) return r.fail(at, "from_bytes must grow");
+    out.push_back(seg);
+  }
+  *by_size = out;
+}
+
 void read_postal(Reader r, Postal *p, std::string *error, const std::string &path) {
   r.boolean("measured", &p->measured);
   r.number("gap", &p->gap);
@@ -260,6 +289,7 @@ bool profile_from_json(const std::string &text, Profile *out, std::string *error
   m.number("pair_rate", &p.network.off_node.pair_rate);
   m.number("node_gap", &p.network.off_node.node_gap);
   m.integer("pairs_measured", &p.network.off_node.pairs_measured);
+  read_node_rates(m, &p.network.off_node.by_size, &err);
   Reader o = r.object("onesided");
   o.boolean("measured", &p.onesided.measured);
   o.number("sync", &p.onesided.sync);

@@ -29,7 +29,8 @@ void step(Cost *c, const Postal &p, double m, double b, const MaxRate *rate = nu
   const double node_gap = rate ? rate->node_gap : 0;  // 0: the node adds nothing to its ranks' own gaps
   c->injection += std::max((m - 1) * p.gap, (std::max(m, node_messages) - 1) * node_gap);
   const double own = seg.beta * b;
-  const double node = rate && rate->node_rate > 0 ? node_bytes / rate->node_rate : 0;
+  const double node_rate = rate ? rate->node_rate_for(s) : 0;
+  const double node = node_rate > 0 ? node_bytes / node_rate : 0;
   if (node > own) {
     c->node_bandwidth += node;
   } else {
@@ -102,8 +103,12 @@ Cost aggregated(const Network &net, const CommStats &st, double chunk) {
   if (st.messages_other_node <= 0) return finish(c);
   double chunks = D, largest = st.max_node_pair_bytes;
   if (chunk > 0) {
-    chunks = std::max(D, std::ceil(unique / chunk));
-    largest = std::min(largest, chunk);
+    // split's rule (nodeaware pair_chunks): a node pair's bytes in
+    // ceil(bytes / chunk) equal chunks, at most one per rank of a node;
+    // the mean pair for the count, the busiest for the size.
+    const double mean_pair = D > 0 ? unique / D : unique;
+    chunks = std::max(D, D * std::min(std::ceil(mean_pair / chunk), P));
+    largest /= std::min(std::max(1.0, std::ceil(largest / chunk)), P);
   }
   const double g = std::max(largest, unique / P);
   {

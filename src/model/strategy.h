@@ -14,8 +14,9 @@
 //                                          M the messages leaving the node in that step,
 //                                          G the node's gap (MaxRate::node_gap, 0 unless
 //                                          a profile gives it)
-//   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N),
-//                                          B the bytes leaving the node (max-rate)
+//   bandwidth beta(s) * b                  off the node: max(beta(s) * b, B / R_N(s)),
+//                                          B the bytes leaving the node (max-rate;
+//                                          R_N per size where the profile has it)
 // (zero for m = 0). Steps that run at once form a phase, and a phase pays
 // once the busy step's excess over a small message's idle latency,
 // busy_step - T(8), the largest of the classes it sends to

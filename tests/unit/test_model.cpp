@@ -121,6 +121,35 @@ TEST(ModelMaxRate, PairsSlowerTogetherThanAloneGiveALowNodeRate) {
   EXPECT_NEAR(f.node_rate, rb / 4, 0.01 * rb);
 }
 
+// Node-pongs across three protocols whose node rates differ (a fast middle
+// protocol, as the simulated cluster's): one rate per postal segment, each
+// fitted with its segment's alpha; sizes below the first entry take it.
+TEST(ModelMaxRate, FitPerSegmentFollowsEachProtocol) {
+  m::Postal off;
+  off.segments = {{0, 8e-6, 1 / 4e9}, {131072, 60e-6, 1 / 4e9}, {1048576, 120e-6, 1 / 4e9}};
+  const double rb = 4e9, rn[] = {2e9, 8e9, 3e9}, size[] = {65536, 262144, 4194304};
+  std::vector<m::MaxRateSample> samples;
+  for (int pairs = 1; pairs <= 4; ++pairs)
+    for (int i = 0; i < 3; ++i) {
+      const double s = size[i];
+      samples.push_back({pairs, s, off.segments[i].alpha + std::max(pairs * s / rn[i], s / rb)});
+    }
+  const m::MaxRate f = m::fit_maxrate_by_size(samples, off);
+  ASSERT_EQ(f.by_size.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(f.by_size[i].from_bytes, off.segments[i].from_bytes);
+    EXPECT_NEAR(f.by_size[i].node_rate, rn[i], 0.01 * rn[i]) << i;
+    EXPECT_NEAR(f.node_rate_for(size[i]), rn[i], 0.01 * rn[i]) << i;
+  }
+  EXPECT_EQ(f.node_rate_for(8), f.by_size[0].node_rate);
+  EXPECT_EQ(f.alpha, 8e-6);
+  // Samples in one segment only: one rate for every size.
+  const std::vector<m::MaxRateSample> small = {samples[0], samples[3], samples[6], samples[9]};  // 64 KiB
+  const m::MaxRate one = m::fit_maxrate_by_size(small, off);
+  EXPECT_TRUE(one.by_size.empty());
+  EXPECT_EQ(one.node_rate_for(262144), one.node_rate);
+}
+
 TEST(ModelMaxRate, UnsaturatedNodeGivesTheRateTheDataShows) {
   const double alpha = 1e-6, rb = 4e9;
   std::vector<m::MaxRateSample> samples;
@@ -169,6 +198,26 @@ TEST(ModelStrategy, ManyNodePairsOnASlowNetworkFavourThreeStep) {
   EXPECT_GT(m::cost_split(net, st, 4096).seconds, three.seconds);
 }
 
+// split cuts a node pair's 100 KiB at 16 KiB into at most one chunk per
+// rank of a node, equal ones: 4 chunks of 25 KiB, which lie past a protocol
+// boundary at 20 KiB, not 7 of 16 KiB below it.
+TEST(ModelStrategy, SplitChunksAsTheStrategyCutsThem) {
+  m::Network net = network(1e-6, 10, 0.5e-6, 5, 0.2e-6);
+  net.other_node.segments = {{0, 1e-6, 1e-10}, {20480, 100e-6, 1e-10}};
+  m::CommStats st;
+  st.ranks_per_node = 4;
+  st.messages_other_node = 1;
+  st.bytes_other_node = st.bytes_leaving_node = st.unique_bytes_leaving_node = 100 * 1024;
+  st.max_node_pair_bytes = 100 * 1024;
+  st.destination_nodes = 1;
+  const m::Cost split = m::cost_split(net, st, 16384);
+  EXPECT_GE(split.latency, 100e-6);
+  EXPECT_LT(m::cost_split(net, st, 32768).latency, 100e-6 + 3e-6);  // 4 chunks of 25 KiB again
+  EXPECT_LT(m::cost_split(net, st, 102400).latency, 100e-6 + 3e-6);  // one chunk
+  st.ranks_per_node = 8;  // 7 chunks of 14.6 KiB: below the boundary
+  EXPECT_LT(m::cost_split(net, st, 16384).latency, 10e-6);
+}
+
 TEST(ModelStrategy, OneLargePeerOnAFastNetworkFavoursStandard) {
   const m::Network net = network(1e-6, 10, 0.5e-6, 5, 0.2e-6);
   m::CommStats st;
@@ -203,6 +252,10 @@ TEST(ModelStrategy, NodeInterfaceBoundNamesNodeBandwidth) {
   // With a node gap, the 8 ranks' messages also pass the node one after another.
   net.off_node.node_gap = 0.2e-6;
   EXPECT_NEAR(m::cost_standard(net, st).seconds, 1e-6 + 7 * 0.2e-6 + (8 << 20) / 10e9, 1e-12);
+  // A node rate per size: 1 MiB messages take the rate of their segment.
+  net.off_node.node_gap = 0;
+  net.off_node.by_size = {{0, 10e9}, {65536, 20e9}, {4 << 20, 5e9}};
+  EXPECT_NEAR(m::cost_standard(net, st).seconds, 1e-6 + (8 << 20) / 20e9, 1e-12);
 }
 
 // Two nodes of 4 ranks, every rank sending 10 small values to each of the 4
@@ -367,6 +420,7 @@ TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   p.network.other_node.busy_step = 1.0 / 7 * 1e-3;
   p.network.off_node.node_rate = 1e10 / 3;
   p.network.off_node.pairs_measured = 2;
+  p.network.off_node.by_size = {{0, 1e9 / 3}, {131072, 7e9}};
   p.host_pack.pack[2] = 1.234567890123e9;
   p.device_name = "emu";
   p.device.sync = 7e-7;
@@ -384,6 +438,9 @@ TEST(ModelProfile, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(q.network.same_node.segments[0].alpha, p.network.same_node.segments[0].alpha);  // exact
   EXPECT_EQ(q.network.same_node.segments[1].from_bytes, 8192);
   EXPECT_EQ(q.network.off_node.node_rate, p.network.off_node.node_rate);
+  ASSERT_EQ(q.network.off_node.by_size.size(), 2u);
+  EXPECT_EQ(q.network.off_node.by_size[0].node_rate, 1e9 / 3);
+  EXPECT_EQ(q.network.off_node.by_size[1].from_bytes, 131072);
   EXPECT_EQ(q.network.other_node.busy_step, p.network.other_node.busy_step);
   EXPECT_EQ(q.host_pack.pack[2], p.host_pack.pack[2]);
   EXPECT_EQ(q.device_name, "emu");
@@ -436,6 +493,9 @@ TEST(ModelProfile, MalformedTextIsAnErrorNotACrash) {
       R"("ranks": 2.5})",
       R"("defaults": 1})",
       R"("maxrate": {"node_rate": 1e999}})",
+      R"("maxrate": {"node_rate_by_size": 3}})",
+      R"("maxrate": {"node_rate_by_size": [{"from_bytes": 0, "node_rate": 0}]}})",
+      R"("maxrate": {"node_rate_by_size": [{"from_bytes": 8, "node_rate": 1}, {"from_bytes": 8, "node_rate": 2}]}})",
   };
   std::vector<std::string> texts(std::begin(bad), std::end(bad));
   for (const std::string &b : bad_members) texts.push_back(head + b);
