@@ -8,7 +8,8 @@
 //   - the model's predicted time of each candidate at the case's unit size
 //     (stf_explain of the auto SF, parsed),
 //   - the model-only pick (-stf_type auto; the library predicts for 8-byte
-//     units whatever the unit) and the autotuned pick (-stf_autotune N),
+//     units unless told the unit: --tell-unit passes -stf_auto_unit_bytes)
+//     and the autotuned pick (-stf_autotune N, its trial in that unit),
 //   - the same under a second profile (--baseline-profile), judged by the
 //     same measurements.
 // Before timing, every candidate's bcast must equal basic's.
@@ -49,12 +50,14 @@ struct Options {
   long split_bytes = 16384;
   int64_t n2 = 512, n3 = 48;  // grid points per direction
   int ranks_per_node = 0;     // 0: the hosts are the nodes
+  bool tell_unit = false;     // auto SFs get -stf_auto_unit_bytes of the case
 };
 
 void usage(const char *prog) {
   std::printf(
       "usage: mpiexec -n N %s [--matrices a,b] [--grids 2d5,3d7,3d27] [--units 8,64] [--rounds R]\n"
-      "                  [--seconds S] [--autotune N] [--profile FILE] [--split-bytes B] [--dir DIR] [--json FILE]\n"
+      "                  [--seconds S] [--autotune N] [--profile FILE] [--split-bytes B] [--tell-unit] [--dir DIR]\n"
+      "                  [--json FILE]\n"
       "  every transport and strategy timed (bcast) on each case beside the model's predictions,\n"
       "  the model-only auto pick and the autotuned one.\n"
       "  --matrices L    names or paths; default every *.mtx.gz in DIR ('none': no matrix)\n"
@@ -69,6 +72,7 @@ void usage(const char *prog) {
       "  --split-bytes B -stf_split_bytes of split and auto (default 16384)\n"
       "  --n2 N --n3 N   grid points per direction in 2D (512) and 3D (48)\n"
       "  --ranks-per-node K  emulated nodes of K consecutive ranks (default: the hosts)\n"
+      "  --tell-unit     tell auto each case's unit (-stf_auto_unit_bytes; default: auto assumes 8 B)\n"
       "  --dir DIR       matrix directory (default $STF_MATRIX_DIR, else %s)\n"
       "  --json FILE     write the records as a JSON array\n",
       prog, STF_MATRIX_DIR);
@@ -104,6 +108,7 @@ int parse(int argc, char **argv, Options &o) {
     else if (a == "--n2" && v) o.n2 = std::atoll(argv[++i]);
     else if (a == "--n3" && v) o.n3 = std::atoll(argv[++i]);
     else if (a == "--ranks-per-node" && v) o.ranks_per_node = std::atoi(argv[++i]);
+    else if (a == "--tell-unit") o.tell_unit = true;
     else if (a == "--dir" && v) o.dir = argv[++i];
     else if (a == "--json" && v) o.json = argv[++i];
     else {
@@ -189,13 +194,18 @@ bool grid_graph(const Options &o, const std::string &which, Graph *g) {
   return true;
 }
 
+// type: a method, or "strategy/transport" for a node-aware strategy whose
+// steps in a node run that transport (as stf_explain labels them).
 stf_sf make_sf(const Options &o, const Graph &g, const std::string &type, int autotune,
-               const std::string &profile = "") {
-  std::string opts = "-stf_type " + type + " -stf_split_bytes " + std::to_string(o.split_bytes) +
+               const std::string &profile = "", int unit_bytes = 8) {
+  const size_t slash = type.find('/');
+  std::string opts = "-stf_type " + type.substr(0, slash) + " -stf_split_bytes " + std::to_string(o.split_bytes) +
                      " -stf_ranks_per_node " + std::to_string(o.ranks_per_node);
+  if (slash != std::string::npos) opts += " -stf_node_transport " + type.substr(slash + 1);
   if (type == "auto") {
     if (!profile.empty()) opts += " -stf_model_profile " + profile;
     opts += " -stf_autotune " + std::to_string(autotune);
+    if (o.tell_unit) opts += " -stf_auto_unit_bytes " + std::to_string(unit_bytes);
   }
   stf_sf sf = nullptr;
   CHECK_STF(stf_create(MPI_COMM_WORLD, &sf));
@@ -209,10 +219,26 @@ stf_sf make_sf(const Options &o, const Graph &g, const std::string &type, int au
   return sf;
 }
 
+// The method sf runs, labelled as stf_explain's "<- in use" line does
+// ("3step/putsignal" where auto gave a strategy putsignal steps).
 std::string type_of(stf_sf sf) {
   const char *t = "";
   CHECK_STF(stf_get_type(sf, &t));
-  return t;
+  std::string label = t;
+  char *text = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  CHECK_STF(stf_explain(sf, MPI_DOUBLE, f));
+  std::fclose(f);
+  std::istringstream lines(text ? text : "");
+  for (std::string line; std::getline(lines, line);) {
+    char name[64];
+    if (line.find("<- in use") != std::string::npos && std::sscanf(line.c_str(), " %63s", name) == 1) label = name;
+  }
+  std::free(text);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank == 0 ? label : t;  // stf_explain writes on rank 0 only
 }
 
 // The model's predicted microseconds per bcast for units of `unit`, by
@@ -247,8 +273,9 @@ const std::vector<std::string> kTransports = {"basic", "neighbor", "window", "pu
 // public API cannot call.
 bool auto_candidate(const std::string &t) {
   const bool runs = std::find(kTransports.begin(), kTransports.end(), t) != kTransports.end();
-  return (runs && (t == "basic" || t == "neighbor" || t == "putsignal")) || t == "2step" || t == "3step" ||
-         t == "split";
+  const std::string strategy = t.substr(0, t.find('/'));
+  return (runs && (t == "basic" || t == "neighbor" || t == "putsignal")) || strategy == "2step" ||
+         strategy == "3step" || strategy == "split";
 }
 
 // Times every candidate on one graph at one unit size and adds the records.
@@ -264,6 +291,11 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
   }
   std::vector<std::string> types = kTransports;
   if (nnodes > 1) types.insert(types.end(), {"2step", "3step", "split"});
+#if !defined(STF_SMPI)
+  // auto's candidates with putsignal for the steps in a node (where the
+  // profile has the protocol measured; timed in any case).
+  if (nnodes > 1) types.insert(types.end(), {"2step/putsignal", "3step/putsignal", "split/putsignal"});
+#endif
   std::vector<stf_sf> sfs;
   for (const std::string &t : types) sfs.push_back(make_sf(o, g, t, 0));
   // The picks and predictions under the profile (0) and the baseline one (1).
@@ -271,8 +303,8 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
   std::map<std::string, double> predicted[2];
   for (int b = 0; b < (o.baseline.empty() ? 1 : 2); ++b) {
     const std::string &profile = b ? o.baseline : o.profile;
-    stf_sf model_sf = make_sf(o, g, "auto", 0, profile);
-    stf_sf tuned_sf = make_sf(o, g, "auto", o.autotune, profile);
+    stf_sf model_sf = make_sf(o, g, "auto", 0, profile, unit_bytes);
+    stf_sf tuned_sf = make_sf(o, g, "auto", o.autotune, profile, unit_bytes);
     model_pick[b] = type_of(model_sf), tuned_pick[b] = type_of(tuned_sf);
     predicted[b] = predictions(model_sf, unit);
     CHECK_STF(stf_destroy(&model_sf));
@@ -331,6 +363,7 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
         .str("model_pick", model_pick[0])
         .str("autotune_pick", tuned_pick[0])
         .integer("autotune_rounds", o.autotune)
+        .boolean("auto_told_unit", o.tell_unit)
         .str("profile", o.profile.empty() ? "built-in" : o.profile);
     if (!o.baseline.empty())
       rec.num("predicted_baseline_us", pred_of(1))

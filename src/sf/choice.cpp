@@ -27,6 +27,12 @@ const OptionSpec autotune_option = {
     "(0: the model alone; default 0)",
     "0", nullptr, 0, 1000};
 
+const OptionSpec auto_unit_bytes_option = {
+    "stf_auto_unit_bytes", "STF_AUTO_UNIT_BYTES", "1..65536",
+    "with -stf_type auto: the bytes per unit of the operations the choice is for, in the model's predictions and "
+    "-stf_autotune's trial (default 8)",
+    "8", nullptr, 1, 65536};
+
 int model_profile(stf_sf sf, const model::Profile **out) {
   static std::mutex lock;
   static std::map<std::string, std::unique_ptr<model::Profile>> cache;  // by file; "" the built-in one
@@ -62,7 +68,15 @@ model::CommStats comm_stats(const Traffic &t, double u) {
   return s;
 }
 
-Prediction of(const std::string &type, const model::Cost &c) { return {type, c.seconds, c.dominant}; }
+Prediction of(const std::string &type, const model::Cost &c, const std::string &node_transport = "") {
+  return {type, c.seconds, c.dominant, node_transport};
+}
+
+// Whether putsignal's in-node messages are priced by its own protocol:
+// measured by calibrate, and units that fit its regions.
+bool heap_prices(const model::Profile &p, double u, double unit_bytes) {
+  return p.onesided.heap.measured && u <= unit_bytes;
+}
 
 // putsignal: its messages in a node by the put-with-signal protocol where
 // calibrate measured it and the units fit their regions, else as MPI's
@@ -72,12 +86,20 @@ Prediction predict_putsignal(const model::Profile &p, const Traffic &t, const mo
                              bool rma, double unit_bytes) {
   model::Network net = p.network;
   double signals = (rma ? t.messages_off_node : 0) * p.onesided.sync;
-  if (p.onesided.heap.measured && u <= unit_bytes)
+  if (heap_prices(p, u, unit_bytes))
     net.same_node.segments = p.onesided.heap.segments;  // MPI's gap and busy step stay
   else
     signals += t.messages_in_node * p.onesided.sync;
   const model::Cost c = model::cost_standard(net, st);
-  return {"putsignal", c.seconds + signals, c.dominant};
+  return {"putsignal", c.seconds + signals, c.dominant, ""};
+}
+
+// A candidate that sets a strategy's in-node transport only where the
+// user has not named one.
+bool may_set(const Options &o, const Prediction &p) {
+  if (p.node_transport.empty()) return true;
+  const Method *m = find_method(p.type);
+  return m && m->node_transport && !o.extra.count(m->node_transport->name);
 }
 
 double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s[s.size() / 2]; }
@@ -104,14 +126,24 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
   // a signal each for the one-sided transports (putsignal's messages to
   // other nodes have none where they go by point-to-point).
   const double messages = t.messages_in_node + t.messages_off_node;
-  out.push_back({"neighbor", standard.seconds + p.collective.call, standard.dominant});
+  out.push_back({"neighbor", standard.seconds + p.collective.call, standard.dominant, ""});
   const double signals = messages * p.onesided.sync;
-  out.push_back({"window", standard.seconds + 2 * signals, standard.dominant});  // address and data
+  out.push_back({"window", standard.seconds + 2 * signals, standard.dominant, ""});  // address and data
   out.push_back(predict_putsignal(p, t, st, u, putsignal_rma, putsignal_unit_bytes));
   if (t.nodes > 1) {
     out.push_back(of("2step", model::cost_2step(p.network, st)));
     out.push_back(of("3step", model::cost_3step(p.network, st)));
     out.push_back(of("split", model::cost_split(p.network, st, split_bytes)));
+    // The same steps with putsignal inside the nodes (its net leg unused:
+    // a step SF lives in one node). Without the protocol measured they
+    // would be basic's steps plus a signal each: never listed.
+    if (transport_runs_here("putsignal") && heap_prices(p, u, putsignal_unit_bytes)) {
+      model::Network in_node = p.network;
+      in_node.same_node.segments = p.onesided.heap.segments;
+      out.push_back(of("2step", model::cost_2step(in_node, st), "putsignal"));
+      out.push_back(of("3step", model::cost_3step(in_node, st), "putsignal"));
+      out.push_back(of("split", model::cost_split(in_node, st, split_bytes), "putsignal"));
+    }
   }
   std::stable_sort(out.begin(), out.end(), [](const Prediction &a, const Prediction &b) { return a.seconds < b.seconds; });
   return out;
@@ -138,20 +170,41 @@ int autotune_pick(int rounds, const std::function<double(int)> &time_round,
 
 namespace {
 
-// The timed trial's root and leaf arrays.
+// The timed trial's root and leaf arrays and unit: doubles, a contiguous
+// run of them, or of bytes where the unit is not a multiple of 8 (then the
+// reduce replaces: MPI_SUM does not apply to bytes).
 struct TrialData {
   std::vector<double> roots, leaves;
+  MPI_Datatype unit = MPI_DOUBLE;
+  MPI_Op reduce_op = MPI_SUM;
+
+  // Arrays for nroots roots and leaves up to maxleaf, in units of `bytes`.
+  int make(const stf_sf_s &sf, int bytes) {
+    if (bytes % 8) {
+      reduce_op = MPI_REPLACE;
+      STF_MPI(MPI_Type_contiguous(bytes, MPI_BYTE, &unit));
+    } else if (bytes > 8) {
+      STF_MPI(MPI_Type_contiguous(bytes / 8, MPI_DOUBLE, &unit));
+    }
+    if (unit != MPI_DOUBLE) STF_MPI(MPI_Type_commit(&unit));
+    const size_t doubles = (static_cast<size_t>(bytes) + 7) / 8;
+    roots.assign((static_cast<size_t>(sf.nroots) + 1) * doubles, 1.0);
+    leaves.assign((static_cast<size_t>(sf.maxleaf) + 2) * doubles, 0.0);
+    return STF_SUCCESS;
+  }
+  ~TrialData() {
+    if (unit != MPI_DOUBLE) MPI_Type_free(&unit);
+  }
 };
 
-// One round of a candidate: a bcast and a reduce of doubles, the slowest
-// rank's time.
+// One round of a candidate: a bcast and a reduce, the slowest rank's time.
 double time_candidate(stf_sf sf, TrialData &data) {
   MPI_Comm comm = MPI_COMM_NULL;
   stf_get_comm(sf, &comm);
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
-  stf_bcast(sf, MPI_DOUBLE, data.roots.data(), data.leaves.data(), MPI_REPLACE);
-  stf_reduce(sf, MPI_DOUBLE, data.leaves.data(), data.roots.data(), MPI_SUM);
+  stf_bcast(sf, data.unit, data.roots.data(), data.leaves.data(), MPI_REPLACE);
+  stf_reduce(sf, data.unit, data.leaves.data(), data.roots.data(), data.reduce_op);
   double t = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
   return t;
@@ -164,7 +217,7 @@ double time_candidate(stf_sf sf, TrialData &data) {
 // are not: a rank whose bcast or reduce runs out of memory can leave the
 // others waiting in theirs, as in any operation.
 // earlier: this rank's failure before the trial, agreed with the others.
-int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int earlier, int *best,
+int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int unit_bytes, int earlier, int *best,
              std::vector<double> *medians) {
   std::vector<stf_sf> copies;
   TrialData data;
@@ -172,8 +225,7 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int ea
   int rc = earlier;
   if (!rc) try {
     copies.assign(cands.size(), nullptr);
-    data.roots.assign(sf->nroots + 1, 1.0);
-    data.leaves.assign(sf->maxleaf + 2, 0.0);
+    rc = data.make(*sf, unit_bytes);
     seen.resize(cands.size());
     for (std::vector<double> &s : seen) s.reserve(rounds);
     medians->reserve(cands.size());
@@ -185,6 +237,8 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int ea
     rc = stf_duplicate(sf, STF_DUPLICATE_GRAPH, &copies[c]);
     if (!rc) try {
         copies[c]->opts.type = cands[c].type;
+        if (!cands[c].node_transport.empty())
+          copies[c]->opts.extra[find_method(cands[c].type)->node_transport->name] = OptionValue{cands[c].node_transport};
         copies[c]->opts.validate = true;  // its set-up fails on every rank or none
       } catch (...) {
         rc = exception_error();
@@ -209,11 +263,12 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int ea
 // -stf_autotune's trial, but for the trial's operations (autotune).
 int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   const model::Profile *profile = nullptr;
-  int rc = STF_SUCCESS, rounds = 0;
+  int rc = STF_SUCCESS, rounds = 0, unit = 8;
   try {
     // First: a rank that fails after this still takes the others' path (a
     // short value is copied without allocating).
     rounds = static_cast<int>(sf->opts.number(autotune_option));
+    unit = static_cast<int>(sf->opts.number(auto_unit_bytes_option));
     rc = model_profile(sf, &profile);
   } catch (...) {
     rc = exception_error();
@@ -222,22 +277,24 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   STF_CHECK(measure_traffic(*sf, plan, topology, &traffic, rc));
   std::vector<Prediction> cands;
   std::ostringstream why;
-  std::vector<std::string> names;  // of the candidates, or of those timed
-  std::string choice;              // why: for the view
+  std::vector<Prediction> picks;  // the candidates, or those timed
+  std::string choice;             // why: for the view
+  const char *step_option = nullptr;  // the in-node transport option a pick may set, and its entry
+  auto step_entry = sf->opts.extra.end();
   try {
     for (const Prediction &p :
-         predict_all(*profile, traffic, sizeof(double), split_chunk_bytes(sf->opts, sizeof(double)),
-                     putsignal_rma_forced(sf->opts), static_cast<double>(sf->opts.number(putsignal_unit_bytes_option))))
-      if (auto_candidate(p.type)) cands.push_back(p);
+         predict_all(*profile, traffic, unit, split_chunk_bytes(sf->opts, unit), putsignal_rma_forced(sf->opts),
+                     static_cast<double>(sf->opts.number(putsignal_unit_bytes_option))))
+      if (auto_candidate(p.type) && may_set(sf->opts, p)) cands.push_back(p);
     // The machine's name, as the profile gives it, at most a line long: the
     // choice is kept by every auto SF.
     const std::string &machine = profile->machine;
-    why << "auto (predicted for 8-byte units, "
+    why << "auto (predicted for " << unit << "-byte units, "
         << (profile->defaults ? "built-in profile" : machine.size() > 80 ? machine.substr(0, 77) + "..." : machine)
         << ":";
-    for (const Prediction &p : cands) why << " " << p.type << " " << 1e6 * p.seconds << " us";
+    for (const Prediction &p : cands) why << " " << p.label() << " " << 1e6 * p.seconds << " us";
     why << ")";
-    for (const Prediction &p : cands) names.push_back(p.type);
+    picks = cands;
     if (rounds == 0) choice = why.str();
   } catch (...) {
     rc = exception_error();
@@ -250,35 +307,53 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
       best.assign(cands.begin(), cands.begin() + std::min<std::size_t>(3, cands.size()));
       const bool has_basic =
           std::any_of(best.begin(), best.end(), [](const Prediction &p) { return p.type == "basic"; });
-      if (!has_basic) best.push_back({"basic", 0, ""});
+      if (!has_basic) best.push_back({"basic", 0, "", ""});
     } catch (...) {
       rc = exception_error();
     }
     std::vector<double> medians;
-    STF_CHECK(autotune(sf, best, rounds, rc, &pick, &medians));
+    STF_CHECK(autotune(sf, best, rounds, unit, rc, &pick, &medians));
     try {
       why << ", timed over " << rounds << " rounds (bcast + reduce, slowest rank, median):";
-      names.clear();
-      for (std::size_t c = 0; c < best.size(); c++) {
-        why << " " << best[c].type << " " << 1e6 * medians[c] << " us";
-        names.push_back(best[c].type);
-      }
+      for (std::size_t c = 0; c < best.size(); c++) why << " " << best[c].label() << " " << 1e6 * medians[c] << " us";
+      picks = best;
       choice = why.str();
     } catch (...) {
       rc = exception_error();
     }
   }
+  // A pick may set its in-node transport: the option's entry is made now,
+  // so that nothing allocates after the collective.
+  try {
+    const char *name = nullptr;
+    for (const Prediction &p : picks)
+      if (!p.node_transport.empty() && !rc) name = find_method(p.type)->node_transport->name;
+    if (name) {
+      step_entry = sf->opts.extra.try_emplace(name).first;
+      step_option = name;  // only once its entry exists
+      step_entry->second.text.reserve(16);
+    }
+  } catch (...) {
+    rc = exception_error();
+  }
   // Every rank computed the same; rank 0's word settles it regardless. With
   // it, the largest error code and the lowest rank that failed.
   int settled[3] = {sf->rank == 0 ? pick : -1, rc, rc ? sf->size - sf->rank : 0};
-  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, settled, 3, MPI_INT, MPI_MAX, sf->comm));
+  const int mpi_rc = MPI_Allreduce(MPI_IN_PLACE, settled, 3, MPI_INT, MPI_MAX, sf->comm);
+  Prediction *chosen = mpi_rc == MPI_SUCCESS && !settled[1] ? &picks[settled[0]] : nullptr;
+  if (step_option && (!chosen || chosen->node_transport.empty())) sf->opts.extra.erase(step_entry);
+  STF_MPI(mpi_rc);
   if (rc) return rc;
   if (settled[1])
     return set_error(settled[1], "set-up: rank %d failed choosing the transport (-stf_type auto; its message says why)",
                      sf->size - settled[2]);
   // Nothing is allocated after the collective: a failure here would be this
   // rank's alone, while the others go on to the transport's collectives.
-  sf->opts.type.swap(names[settled[0]]);
+  sf->opts.type.swap(chosen->type);
+  if (!chosen->node_transport.empty()) {
+    step_entry->second.text.swap(chosen->node_transport);
+    sf->auto_set_option = step_option;
+  }
   sf->choice.swap(choice);
   return STF_SUCCESS;
 }

@@ -17,6 +17,10 @@ struct Prediction {
   std::string type;          // -stf_type value
   double seconds = 0;        // one bcast (a reduce moves the same messages back)
   const char *dominant = "";  // the model's largest term
+  std::string node_transport;  // a strategy's -stf_node_transport where not its default ("")
+
+  // type, or "type/node_transport" (e.g. "3step/putsignal").
+  std::string label() const { return node_transport.empty() ? type : type + "/" + node_transport; }
 };
 
 // The profile -stf_model_profile (or STF_MODEL_PROFILE) names for sf, read
@@ -33,6 +37,9 @@ int model_profile(stf_sf sf, const model::Profile **out);
 // point-to-point: the set-up probes the MPI, which a pure model cannot);
 // putsignal_unit_bytes: the bytes per unit its regions hold
 // (-stf_putsignal_unit_bytes; larger units go by point-to-point).
+// Across nodes, where putsignal runs and the profile has its protocol
+// measured and the units fit, the node-aware strategies also with
+// putsignal as their in-node transport.
 std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, double unit_bytes,
                                     double split_bytes, bool putsignal_rma, double putsignal_unit_bytes);
 // The candidates -stf_type auto chooses among.
@@ -57,6 +64,6 @@ int autotune_pick(int rounds, const std::function<double(int)> &time_round,
 int choose_type(stf_sf sf, const Plan &plan, const Topology &topology);
 
 // -stf_model_profile.
-extern const OptionSpec model_profile_option, autotune_option;
+extern const OptionSpec model_profile_option, autotune_option, auto_unit_bytes_option;
 
 }  // namespace stf

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "model/roofline.h"
 #include "sf/choice.h"
+#include "sf/methods.h"
 #include "transport/registry.h"
 
 namespace stf {
@@ -22,6 +23,15 @@ double measured_per_op(stf_sf sf, int k, long long *ops) {
   *ops = s.operations[k];
   MPI_Allreduce(MPI_IN_PLACE, ops, 1, MPI_LONG_LONG, MPI_MAX, sf->comm);
   return t;
+}
+
+// The SF's method as its prediction is labelled: a strategy whose steps in
+// a node run another transport than basic is "type/transport".
+std::string label_in_use(const Options &o) {
+  const Method *m = find_method(o.type);
+  if (!m || !m->node_transport) return o.type;
+  const std::string step = o.text(*m->node_transport);
+  return step == "basic" ? o.type : o.type + "/" + step;
 }
 
 }  // namespace
@@ -57,10 +67,10 @@ extern "C" int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out) try {
                t.self_units, t.node_pairs, t.node_units_off, t.node_distinct_off, t.max_pair_distinct,
                t.node_messages_off, t.node_rank_node_pairs);
   std::fprintf(out, "  predicted time of one bcast (a reduce sends the same messages back), fastest first:\n");
-  const std::string in_use = sf->opts.type;
+  const std::string in_use = label_in_use(sf->opts);
   for (const Prediction &p : preds)
-    std::fprintf(out, "    %-10s %10.2f us  dominant: %s%s\n", p.type.c_str(), 1e6 * p.seconds, p.dominant,
-                 p.type == in_use ? "  <- in use" : "");
+    std::fprintf(out, "    %-16s %10.2f us  dominant: %s%s\n", p.label().c_str(), 1e6 * p.seconds, p.dominant,
+                 p.label() == in_use ? "  <- in use" : "");
   // The message roofline of the busiest rank's direct messages.
   const model::Postal &net = t.nodes > 1 ? profile->network.other_node : profile->network.same_node;
   const double messages = static_cast<double>(t.messages_in_node + t.messages_off_node);

@@ -16,7 +16,7 @@ std::vector<Method> &table() {
     r.push_back({"auto",
                  "at set-up, the one of basic, neighbor and the node-aware strategies with the smallest predicted "
                  "time (see -stf_model_profile, -stf_autotune, stf_explain)",
-                 MethodKind::chooser, {&model_profile_option, &autotune_option}});
+                 MethodKind::chooser, {&model_profile_option, &autotune_option, &auto_unit_bytes_option}});
     return r;
   }();
   return rows;

@@ -40,6 +40,9 @@ struct Method {
   // A strategy that caps the bytes of one message between nodes: that
   // option, for the model's prediction (choice.h).
   const OptionSpec *message_cap = nullptr;
+  // A strategy whose steps inside a node run a transport this option
+  // names: auto may set it (choice.h).
+  const OptionSpec *node_transport = nullptr;
 };
 
 // A message cap counts bytes of 8-byte units: its messages hold cap / 8

@@ -66,6 +66,8 @@ void clear_setup(stf_sf sf) {
   sf->topology = nullptr;
   if (!sf->choice.empty()) sf->opts.type = "auto";  // choose again at the next set-up
   sf->choice.clear();
+  if (sf->auto_set_option) sf->opts.extra.erase(sf->auto_set_option);
+  sf->auto_set_option = nullptr;
 }
 
 }  // namespace stf

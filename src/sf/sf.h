@@ -36,6 +36,7 @@ struct stf_sf_s : stf::Comm, stf::Graph {
   std::unique_ptr<stf::Transport> transport;
   std::unique_ptr<stf::Strategy> strategy;  // node-aware bcast and reduce, when -stf_type names one
   std::string choice;  // -stf_type auto: why opts.type is what it is (set-up sets both)
+  const char *auto_set_option = nullptr;  // an option of opts.extra auto set with the type (a reset takes it back)
   stf::Engine engine;               // requests, counters, device index copies
   std::vector<stf_int> degree;      // valid once degree_known
   bool degree_known = false;

@@ -47,7 +47,7 @@ stf::Traffic many_node_pairs() {
 
 const Prediction &find(const std::vector<Prediction> &p, const char *type) {
   for (const Prediction &x : p)
-    if (x.type == type) return x;
+    if (x.label() == type) return x;
   static Prediction none;
   ADD_FAILURE() << type << " not predicted";
   return none;
@@ -117,6 +117,27 @@ TEST(Predict, PutsignalInANodeCostsTheMeasuredProtocol) {
   // 24-byte units in regions of 16 bytes per unit: by MPI, plus a signal.
   const auto large = stf::predict_all(p, t, 24, 16384, false, 16);
   EXPECT_NEAR(find(large, "putsignal").seconds - find(large, "basic").seconds, 2e-6, 1e-12);
+}
+
+// Across nodes, with the protocol measured, each node-aware strategy is
+// also predicted with putsignal for its steps in a node: the same
+// messages, in-node ones at the protocol's price; not where the units do
+// not fit its regions or the protocol is not measured.
+TEST(Predict, NodeAwareStepsWithPutsignalInANode) {
+  stf::model::Profile p = stf::model::default_profile();
+  p.network.same_node.segments = {{0, 5e-6, 1e-10}};
+  p.onesided.heap.segments = {{0, 0.25e-6, 1e-10}};
+  const stf::Traffic t = many_node_pairs();
+  for (const Prediction &x : stf::predict_all(p, t, 8, 16384, false, 16)) EXPECT_TRUE(x.node_transport.empty());
+  p.onesided.heap.measured = true;
+  const auto preds = stf::predict_all(p, t, 8, 16384, false, 16);
+  for (const char *s : {"2step", "3step", "split"}) {
+    const Prediction &with = find(preds, (std::string(s) + "/putsignal").c_str());
+    EXPECT_EQ(with.type, s);
+    EXPECT_EQ(with.node_transport, "putsignal");
+    EXPECT_LT(with.seconds, find(preds, s).seconds) << s;  // its in-node steps cost 0.25 us, not 5
+  }
+  for (const Prediction &x : stf::predict_all(p, t, 24, 16384, false, 16)) EXPECT_TRUE(x.node_transport.empty());
 }
 
 TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
