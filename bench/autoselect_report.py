@@ -8,10 +8,11 @@ usage: bench/autoselect_report.py RUN.json... [--again RUN2.json...] [--plot FIL
 Per layout (hosts x ranks per host), over the cases (graph x unit size):
   within 5%   fraction of cases whose pick's measured time is at most 1.05
               times the fastest of auto's candidates (basic, neighbor,
-              putsignal, 2step, 3step, split) in the same run
+              putsignal, 2step, 3step, split, the last three also with
+              putsignal steps, e.g. 3step/putsignal) in the same run
   mean, worst the pick's time over the fastest's (the slowdown)
 for three picks: the model's (-stf_type auto, predictions for 8-byte
-units), the model's at the case's unit size (the smallest predicted time
+units unless the run was told the unit), the model's at the case's unit size (the smallest predicted time
 stf_explain gives for that unit), and the autotuned one (-stf_autotune N);
 under the run's profile and, when the runs recorded one
 (--baseline-profile), under the baseline profile too.
