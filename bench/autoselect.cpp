@@ -219,43 +219,32 @@ stf_sf make_sf(const Options &o, const Graph &g, const std::string &type, int au
   return sf;
 }
 
-// The method sf runs, labelled as stf_explain's "<- in use" line does
-// ("3step/putsignal" where auto gave a strategy putsignal steps).
-std::string type_of(stf_sf sf) {
+// What stf_explain says of an auto SF for units of `unit` (on rank 0; the
+// other ranks get the type alone and no predictions): the method it runs,
+// labelled as the "<- in use" line does ("3step/putsignal" where auto gave
+// a strategy putsignal steps), and the predicted microseconds per bcast by
+// candidate.
+struct Explained {
+  std::string label;
+  std::map<std::string, double> predicted;
+};
+
+Explained explain(stf_sf sf, MPI_Datatype unit) {
   const char *t = "";
   CHECK_STF(stf_get_type(sf, &t));
-  std::string label = t;
-  char *text = nullptr;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  CHECK_STF(stf_explain(sf, MPI_DOUBLE, f));
-  std::fclose(f);
-  std::istringstream lines(text ? text : "");
-  for (std::string line; std::getline(lines, line);) {
-    char name[64];
-    if (line.find("<- in use") != std::string::npos && std::sscanf(line.c_str(), " %63s", name) == 1) label = name;
-  }
-  std::free(text);
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank == 0 ? label : t;  // stf_explain writes on rank 0 only
-}
-
-// The model's predicted microseconds per bcast for units of `unit`, by
-// candidate, as stf_explain prints them (on rank 0; empty elsewhere).
-std::map<std::string, double> predictions(stf_sf sf, MPI_Datatype unit) {
+  Explained out{t, {}};
   char *text = nullptr;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   CHECK_STF(stf_explain(sf, unit, f));
   std::fclose(f);
-  std::map<std::string, double> out;
   std::istringstream lines(text ? text : "");
   for (std::string line; std::getline(lines, line);) {
     char name[64];
     double us = 0;
     if (line.find(" us  dominant:") != std::string::npos && std::sscanf(line.c_str(), " %63s %lf us", name, &us) == 2)
-      out[name] = us;
+      out.predicted[name] = us;
+    if (line.find("<- in use") != std::string::npos && std::sscanf(line.c_str(), " %63s", name) == 1) out.label = name;
   }
   std::free(text);
   return out;
@@ -305,8 +294,9 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
     const std::string &profile = b ? o.baseline : o.profile;
     stf_sf model_sf = make_sf(o, g, "auto", 0, profile, unit_bytes);
     stf_sf tuned_sf = make_sf(o, g, "auto", o.autotune, profile, unit_bytes);
-    model_pick[b] = type_of(model_sf), tuned_pick[b] = type_of(tuned_sf);
-    predicted[b] = predictions(model_sf, unit);
+    Explained model = explain(model_sf, unit);
+    model_pick[b] = model.label, tuned_pick[b] = explain(tuned_sf, unit).label;
+    predicted[b] = std::move(model.predicted);
     CHECK_STF(stf_destroy(&model_sf));
     CHECK_STF(stf_destroy(&tuned_sf));
   }

@@ -28,11 +28,13 @@ bool register_all() {
   register_strategy({"2step",
                      "node-aware bcast/reduce: each rank sends to one rank of each other node, which forwards "
                      "inside its node",
-                     MethodKind::strategy, options, basic, make<NodeAwareKind::two_step>, nullptr, &node_transport_option});
+                     MethodKind::strategy, options, basic, make<NodeAwareKind::two_step>, nullptr,
+                     &node_transport_option});
   register_strategy({"3step",
                      "node-aware bcast/reduce: values gathered inside the node, one message per pair of nodes, "
                      "forwarded inside the destination node; values needed twice on a node cross once",
-                     MethodKind::strategy, options, basic, make<NodeAwareKind::three_step>, nullptr, &node_transport_option});
+                     MethodKind::strategy, options, basic, make<NodeAwareKind::three_step>, nullptr,
+                     &node_transport_option});
   register_strategy({"split", "3step with messages between nodes cut at -stf_split_bytes, spread over the ranks of "
                               "both nodes",
                      MethodKind::strategy, options, basic, make<NodeAwareKind::split>, &split_bytes_option,

@@ -94,12 +94,18 @@ Prediction predict_putsignal(const model::Profile &p, const Traffic &t, const mo
   return {"putsignal", c.seconds + signals, c.dominant, ""};
 }
 
+// The option that sets p's in-node transport (nullptr: p sets none).
+const char *step_option_of(const Prediction &p) {
+  const Method *m = p.node_transport.empty() ? nullptr : find_method(p.type);
+  return m && m->node_transport ? m->node_transport->name : nullptr;
+}
+
 // A candidate that sets a strategy's in-node transport only where the
 // user has not named one.
 bool may_set(const Options &o, const Prediction &p) {
   if (p.node_transport.empty()) return true;
-  const Method *m = find_method(p.type);
-  return m && m->node_transport && !o.extra.count(m->node_transport->name);
+  const char *option = step_option_of(p);
+  return option && !o.extra.count(option);
 }
 
 double median_of_sorted(const std::vector<double> &s) { return s.empty() ? 0 : s[s.size() / 2]; }
@@ -237,8 +243,8 @@ int autotune(stf_sf sf, const std::vector<Prediction> &cands, int rounds, int un
     rc = stf_duplicate(sf, STF_DUPLICATE_GRAPH, &copies[c]);
     if (!rc) try {
         copies[c]->opts.type = cands[c].type;
-        if (!cands[c].node_transport.empty())
-          copies[c]->opts.extra[find_method(cands[c].type)->node_transport->name] = OptionValue{cands[c].node_transport};
+        if (const char *option = step_option_of(cands[c]))
+          copies[c]->opts.extra[option] = OptionValue{cands[c].node_transport};
         copies[c]->opts.validate = true;  // its set-up fails on every rank or none
       } catch (...) {
         rc = exception_error();
@@ -327,7 +333,7 @@ int choose_type(stf_sf sf, const Plan &plan, const Topology &topology) {
   try {
     const char *name = nullptr;
     for (const Prediction &p : picks)
-      if (!p.node_transport.empty() && !rc) name = find_method(p.type)->node_transport->name;
+      if (const char *option = rc ? nullptr : step_option_of(p)) name = option;
     if (name) {
       step_entry = sf->opts.extra.try_emplace(name).first;
       step_option = name;  // only once its entry exists
