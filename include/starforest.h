@@ -297,8 +297,8 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  * and strategy moves messages of any size, also above INT_MAX bytes (MPI-4
  * large-count calls where the MPI has them, else one derived datatype per
  * message; see the README). Types:
- *   "basic"    (default) one message per peer and direction, persistent
- *              point-to-point requests;
+ *   "basic"    (default) one message per peer and direction, point-to-point
+ *              (persistent receives, MPI_Isend);
  *   "neighbor" one MPI-3 neighbourhood collective (MPI_Ineighbor_alltoallw)
  *              per direction and operation on distributed-graph
  *              communicators built at set-up from the SF's peers, shared

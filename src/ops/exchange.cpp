@@ -1,5 +1,7 @@
 #include "ops/exchange.h"
 
+#include <vector>
+
 #include "core/error.h"
 #include "ops/hooks.h"
 #include "ops/memory.h"
@@ -8,6 +10,14 @@
 namespace stf {
 
 namespace {
+// v as n copies of x, inline: std::vector::assign is a call of its own on
+// every operation's path, several times per operation.
+template <class T>
+void fill(std::vector<T> *v, std::size_t n, T x) {
+  v->resize(n);
+  for (T &e : *v) e = x;
+}
+
 bool lands_in_place(const Unit &u, const std::vector<IndexList> &lists, const char *direct, int k, bool allowed) {
   return allowed && direct_ok(u, lists[k]) && (!direct || direct[k]);
 }
@@ -62,8 +72,8 @@ int aim_one_way_receives(stf_request r, const Flow &f) {
   const bool allowed = r->op == MPI_REPLACE && to.user_memory_may_receive(r);
   if (r->lent) {
     const Unit &u = *r->unit;
-    r->recv_ptrs.assign(f.to.count(), nullptr);
-    r->recv_direct.assign(f.to.count(), 0);
+    fill<void *>(&r->recv_ptrs, f.to.count(), nullptr);
+    fill<char>(&r->recv_direct, f.to.count(), 0);
     for (int k = 0; k < f.to.count(); k++)
       if (lands_in_place(u, f.to_lists, f.to_direct, k, allowed && to.offers_user_memory())) {
         r->recv_direct[k] = 1;
@@ -114,7 +124,7 @@ int begin_whole(stf_request r, const Flow &f) {
 void offer_sends(stf_request r, const Flow &f) {
   const Unit &u = *r->unit;
   const bool offer = space_of(r->src_mem).offers_user_memory();
-  r->lent_ptrs.assign(f.from.count(), nullptr);
+  fill<void *>(&r->lent_ptrs, f.from.count(), nullptr);
   for (int k = 0; offer && k < f.from.count(); k++)
     if (direct_ok(u, f.from_lists[k]))
       r->lent_ptrs[k] = const_cast<char *>(at(r->src, f.from_lists[k].start, u.extent));
@@ -145,7 +155,8 @@ int one_way_begin(stf_request r, Direction d) {
   if (r->lent) {
     offer_sends(r, f);
     STF_CHECK(mt.lend_send(*r->leg_channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
-    r->send_ptrs.assign(r->lent_ptrs.begin(), r->lent_ptrs.end());
+    r->send_ptrs.resize(r->lent_ptrs.size());
+    for (std::size_t k = 0; k < r->lent_ptrs.size(); k++) r->send_ptrs[k] = r->lent_ptrs[k];
   }
   bool enqueued = false;
   STF_CHECK(space_of(r->src_mem).prepare_send(r, f, &enqueued));

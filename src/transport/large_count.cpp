@@ -51,11 +51,6 @@ void ByteCount::reset() {
 }
 
 #if MPI_VERSION >= 4
-int send_init_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
-                    ByteCount *) {
-  STF_MPI(MPI_Send_init_c(buf, static_cast<MPI_Count>(bytes), MPI_BYTE, rank, tag, comm, req));
-  return STF_SUCCESS;
-}
 int recv_init_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req, ByteCount *) {
   STF_MPI(MPI_Recv_init_c(buf, static_cast<MPI_Count>(bytes), MPI_BYTE, rank, tag, comm, req));
   return STF_SUCCESS;
@@ -69,12 +64,6 @@ int irecv_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, 
   return STF_SUCCESS;
 }
 #else
-int send_init_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
-                    ByteCount *keep) {
-  STF_CHECK(keep->set(bytes));
-  STF_MPI(MPI_Send_init(buf, keep->count(), keep->type(), rank, tag, comm, req));
-  return STF_SUCCESS;
-}
 int recv_init_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
                     ByteCount *keep) {
   STF_CHECK(keep->set(bytes));
@@ -82,7 +71,12 @@ int recv_init_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm co
   return STF_SUCCESS;
 }
 // A datatype may be freed once the nonblocking call using it is posted.
+// Up to INT_MAX bytes no ByteCount: this is on every basic send's path.
 int isend_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req) {
+  if (bytes <= static_cast<std::size_t>(INT_MAX)) {
+    STF_MPI(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, rank, tag, comm, req));
+    return STF_SUCCESS;
+  }
   ByteCount b;
   STF_CHECK(b.set(bytes));
   STF_MPI(MPI_Isend(buf, b.count(), b.type(), rank, tag, comm, req));

@@ -45,8 +45,6 @@ class ByteCount {
 // Persistent and nonblocking point-to-point calls and MPI_Put of `bytes`
 // bytes. `keep` holds the derived type a persistent request needs, if any.
 // Puts go in pieces of at most 1 GiB on every MPI (large_count.cpp).
-int send_init_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
-                    ByteCount *keep);
 int recv_init_bytes(void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req,
                     ByteCount *keep);
 int isend_bytes(const void *buf, std::size_t bytes, int rank, int tag, MPI_Comm comm, MPI_Request *req);

@@ -21,7 +21,7 @@ inline int first_error(int rc, const std::vector<MPI_Status> *statuses) {
 // MPI_Request_get_status (a truncated message, say) on MPI_COMM_WORLD's
 // handler, fatal by default, not on the requests' communicator, whose
 // handler returns; MPI_Wait and MPI_Test use the request's, but only for a
-// persistent request (as basic's are; a nonpersistent one's error goes to
+// persistent request (as basic's receives are; a nonpersistent one's error goes to
 // MPI_COMM_WORLD's handler there too: receives that may be truncated are
 // made persistent). So on MPICH
 // every request is waited for or tested on its own, in order, the first
