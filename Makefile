@@ -72,7 +72,7 @@ test-fortran: deps
 # 2step (basic's messages), as under MPICH. Without the PETSc plug-in: PETSc is not built with ASan.
 # NP4_TWICE: the 4-rank runs of tests that also run on 1 or 2 ranks, whose
 # paths those cover; left out where time counts (here and under MPICH).
-NP4_TWICE = ^(ops|ops_nopt|ops_neighbor|ops_collective|ops_putsignal|device|device_model[AC]|device_staged|threads|pack_opt|many_sfs)_np4$$
+NP4_TWICE = ^(ops|ops_nopt|ops_neighbor|ops_collective|ops_putsignal|device|device_model[AC]|device_staged|device_ipc|threads|pack_opt|many_sfs)_np4$$
 test-sanitize: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTF_SANITIZE=ON -DSTF_BUILD_TESTS=ON -DSTF_PETSC=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -80,7 +80,7 @@ test-sanitize: deps
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -R '_np(1|2|4)$$' \
 	    -E '^csr(_device)?_np(1|2|4)$$|^bigmsg_(window_lock|window_pscw|2step)_np2$$|$(NP4_TWICE)'
 
-# The emulated device's tests and the two-thread test under ThreadSanitizer
+# The emulated device's tests (ipc's too) and the two-thread test under ThreadSanitizer
 # (part of .ci/run): only the targets they need. Expect no report (but those
 # inside Open MPI that tests/tsan.supp names). Built
 # without zlib (as if it were missing), so the Matrix Market reader's
@@ -90,10 +90,10 @@ test-device-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTF_BUILD_TESTS=ON -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON \
 	  -DCMAKE_CXX_FLAGS="-fsanitize=thread -O1" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
 	  -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_device stf_unit test_threads
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_device test_ipc stf_unit test_threads
 	$(MPIENV); export TSAN_OPTIONS="halt_on_error=1 history_size=7 suppressions=$(CURDIR)/tests/tsan.supp"; \
 	  ctest --test-dir $(TSAN_BUILD) --output-on-failure \
-	    -R '^(unit|device|device_modelC|device_staged|device_putsignal|threads)_np(1|2)$$'
+	    -R '^(unit|device|device_modelC|device_staged|device_putsignal|device_ipc|ipc|threads)_np(1|2)$$'
 
 # The whole suite again, built with Debian's MPICH 4.0 beside Open MPI
 # (installed when missing): its own build directory, mpicc.mpich and

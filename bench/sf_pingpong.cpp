@@ -45,6 +45,7 @@
 #include "bare_putsignal.h"
 #include "bench_common.h"
 #include "check.h"
+#include "pingpong_baselines.h"
 
 #include <time.h>
 
@@ -63,10 +64,6 @@
 
 namespace {
 
-constexpr int kTag = 17;
-
-// The two ranks being measured (all of MPI_COMM_WORLD on 2 ranks).
-MPI_Comm g_pair = MPI_COMM_WORLD;
 constexpr long kLargeFrom = 8192;  // sizes above this use the "large" counts
 
 enum class Variant { pingpong, newpingpong, unpack, scatter };
@@ -76,7 +73,7 @@ struct Options {
   Variant variant = Variant::pingpong;
   std::string mem = "host";  // host | emu | cuda
   std::string type = "basic";
-  std::string baseline;  // sendrecv | persistent | staged; default staged on cuda, else sendrecv
+  std::string baseline;  // sendrecv | persistent | staged | copy; default staged on cuda, else sendrecv
   long max_size = 4L << 20;
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
@@ -97,6 +94,8 @@ void usage(const char *prog) {
       "  --baseline B      sendrecv (default: MPI_Send/MPI_Recv) or persistent (MPI_Recv_init +\n"
       "                    MPI_Start, MPI_Isend, MPI_Wait: the requests the basic transport uses)\n"
       "                    or staged (MPI_Send/MPI_Recv of host copies; the default with --mem cuda)\n"
+      "                    or copy (device memory: a device-to-device copy of the bytes on each rank in\n"
+      "                    turn, handed over by empty messages: the floor of the ipc transport)\n"
       "  --max-size BYTES  largest message (default 4194304)\n"
       "  --iters-scale F   multiply iteration counts (e.g. 0.05 for a quick run)\n"
       "  --rounds R        split the iterations into R interleaved rounds (default 9)\n"
@@ -127,8 +126,8 @@ int parse(int argc, char **argv, Options &o) {
       o.type = argv[++i];
     } else if (a == "--baseline" && has_value) {
       std::string b = argv[++i];
-      if (b != "sendrecv" && b != "persistent" && b != "staged") {
-        std::fprintf(stderr, "sf_pingpong: --baseline sendrecv|persistent|staged, got '%s'\n", b.c_str());
+      if (b != "sendrecv" && b != "persistent" && b != "staged" && b != "copy") {
+        std::fprintf(stderr, "sf_pingpong: --baseline sendrecv|persistent|staged|copy, got '%s'\n", b.c_str());
         return 2;
       }
       o.baseline = b;
@@ -148,10 +147,11 @@ int parse(int argc, char **argv, Options &o) {
     }
   }
   if (o.max_size < 8 || o.max_size > (1L << 30) || !(o.iters_scale > 0) || o.rounds < 1 ||
-      (o.mem != "host" && o.mem != "emu" && o.mem != "cuda") || (o.bare && o.mem != "host")) {
+      (o.mem != "host" && o.mem != "emu" && o.mem != "cuda") || (o.bare && o.mem != "host") ||
+      (o.baseline == "copy" && o.mem == "host")) {
     std::fprintf(stderr,
                  "sf_pingpong: need --max-size in [8, 2^30], --iters-scale > 0, --rounds >= 1, "
-                 "--mem host|emu|cuda (host with --bare)\n");
+                 "--mem host|emu|cuda (host with --bare, not with --baseline copy)\n");
     return 2;
   }
   if (o.baseline.empty()) o.baseline = o.mem == "cuda" ? "staged" : "sendrecv";
@@ -176,8 +176,9 @@ Setup setup_of(Variant v) {
 // Root and leaf data of this rank (device memory with --mem emu).
 struct Buffers {
   char *root = nullptr, *leaf = nullptr;
+  char *spare = nullptr;   // --baseline copy: where each rank copies the message
   std::vector<char> host;  // staging for checks
-  Buffers(long bytes, bool alias) : host(bytes) {
+  Buffers(long bytes, bool alias, bool with_spare) : host(bytes) {
     void *p = nullptr;
     CHECK_STF(stf_device_malloc(bytes, &p));
     root = (char *)p;
@@ -187,69 +188,18 @@ struct Buffers {
       CHECK_STF(stf_device_malloc(bytes, &p));
       leaf = (char *)p;
     }
+    if (with_spare) {
+      CHECK_STF(stf_device_malloc(bytes, &p));
+      spare = (char *)p;
+    }
   }
   ~Buffers() {
+    if (spare) stf_device_free(spare);
     if (leaf != root) stf_device_free(leaf);
     stf_device_free(root);
   }
 };
 
-// One MPI round trip of size bytes: 0 -> 1 -> 0.
-void mpi_roundtrip(int rank, char *buf, long size) {
-  if (rank == 0) {
-    MPI_Send(buf, (int)size, MPI_BYTE, 1, kTag, g_pair);
-    MPI_Recv(buf, (int)size, MPI_BYTE, 1, kTag, g_pair, MPI_STATUS_IGNORE);
-  } else {
-    MPI_Recv(buf, (int)size, MPI_BYTE, 0, kTag, g_pair, MPI_STATUS_IGNORE);
-    MPI_Send(buf, (int)size, MPI_BYTE, 0, kTag, g_pair);
-  }
-}
-
-// The round trip through host copies: rank 0 copies its buffer to the host
-// and sends it; rank 1 receives, copies it to its buffer, copies it back and
-// sends it; rank 0 receives and copies it to its buffer.
-void staged_roundtrip(int rank, char *buf, std::vector<char> &host, long size) {
-  if (rank == 0) {
-    CHECK_STF(stf_device_memcpy(host.data(), buf, size));
-    MPI_Send(host.data(), (int)size, MPI_BYTE, 1, kTag, g_pair);
-    MPI_Recv(host.data(), (int)size, MPI_BYTE, 1, kTag, g_pair, MPI_STATUS_IGNORE);
-    CHECK_STF(stf_device_memcpy(buf, host.data(), size));
-  } else {
-    MPI_Recv(host.data(), (int)size, MPI_BYTE, 0, kTag, g_pair, MPI_STATUS_IGNORE);
-    CHECK_STF(stf_device_memcpy(buf, host.data(), size));
-    CHECK_STF(stf_device_memcpy(host.data(), buf, size));
-    MPI_Send(host.data(), (int)size, MPI_BYTE, 0, kTag, g_pair);
-  }
-}
-
-// The same round trip on the requests the basic transport uses, a
-// persistent receive and an MPI_Isend (send then receive on rank 0, receive
-// then send on rank 1), to separate the cost of the request kinds from the
-// cost of the library.
-struct PersistentRoundtrip {
-  MPI_Request recv = MPI_REQUEST_NULL;
-  char *buf;
-  long size;
-  int rank;
-  PersistentRoundtrip(int r, char *b, long n) : buf(b), size(n), rank(r) {
-    MPI_Recv_init(buf, (int)size, MPI_BYTE, 1 - r, kTag, g_pair, &recv);
-  }
-  ~PersistentRoundtrip() { MPI_Request_free(&recv); }
-  void send() {
-    MPI_Request q;
-    MPI_Isend(buf, (int)size, MPI_BYTE, 1 - rank, kTag, g_pair, &q);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-  }
-  void receive() {
-    MPI_Start(&recv);
-    MPI_Wait(&recv, MPI_STATUS_IGNORE);
-  }
-  void operator()() {
-    if (rank == 0) send();
-    receive();
-    if (rank == 1) send();
-  }
-};
 
 // Whether the pair shares memory (the bare protocol needs it).
 bool pair_on_one_node() {
@@ -425,7 +375,7 @@ void verify_bare(int rank, BarePutSignal &bare, std::vector<char> &buf, long siz
 PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::string &name,
                     const std::vector<long> &sizes, const Pair &pair, int nranks, bench::JsonLog &log) {
   PairResult out;
-  Buffers b(sizes.back(), s.alias_buffers);
+  Buffers b(sizes.back(), s.alias_buffers, opt.baseline == "copy");
   const bool with_bare = opt.bare && pair_on_one_node();
   if (opt.bare && !with_bare && rank == 0) std::printf("# --bare: ranks 0 and %d share no memory, left out\n", pair.peer);
   std::unique_ptr<BarePutSignal> bare;
@@ -440,6 +390,7 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
                 opt.mem.c_str(),
                 opt.baseline == "persistent" ? "persistent receive, MPI_Isend"
                 : opt.baseline == "staged"   ? "MPI_Send/Recv of host copies"
+                : opt.baseline == "copy"     ? "a device copy on each rank in turn"
                                              : "MPI_Send/Recv");
     std::printf("# one-way latency = round trip / 2; median of %d interleaved rounds [min..max]\n", opt.rounds);
     std::printf("%10s %26s %30s %7s %10s", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
@@ -461,6 +412,7 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
     auto mpi_rt = [&] {
       if (opt.baseline == "persistent") persistent();
       else if (opt.baseline == "staged") staged_roundtrip(rank, b.root, b.host, size);
+      else if (opt.baseline == "copy") copy_roundtrip(rank, b.spare, b.root, size);
       else mpi_roundtrip(rank, b.root, size);
     };
     auto sf_rt = [&] { sf_roundtrip(sf, s, b); };

@@ -344,6 +344,16 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              peer's messages would meet the wrong operations. Begin the
  *              operations of the SF in the same order on every rank.
  *              Fetch-and-op goes through basic;
+ *   "ipc"      the same protocol in the device memory of one node's ranks
+ *              (cuda: CUDA IPC handles; emu: shared memory), every step
+ *              queued on the library stream (copies, and signal and credit
+ *              words written and waited for by the stream), so device data
+ *              needs no host wait. Every peer on the rank's node (else
+ *              STF_ERR_UNSUPPORTED on every rank; 2step's
+ *              -stf_node_transport ipc uses it inside nodes); at most
+ *              -stf_ipc_slots operations of a direction begun and not ended
+ *              on a rank, units of at most -stf_ipc_unit_bytes. Fetch-and-op
+ *              goes through basic;
  *   "nvshmem"  the same protocol on device data through NVSHMEM, queued on
  *              the library stream (a plug-in built where CMake finds
  *              NVSHMEM). NVSHMEM starts once per process: stf_nvshmem_init(),

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -31,6 +32,13 @@ struct DeviceCounters {
   std::atomic<long long> device_syncs{0}, stream_syncs{0}, event_syncs{0};
   std::atomic<long long> kernel_launches{0}, copies_h2d{0}, copies_d2h{0}, copies_d2d{0};
   std::atomic<long long> memtype_queries{0};  // lookups the cache did not answer
+};
+
+// What another process of the node needs to map a block of device memory
+// (alloc_shared): the backend's handle, and the block's size.
+struct SharedHandle {
+  unsigned char data[64] = {};
+  std::uint64_t bytes = 0;
 };
 
 // A kernel body over a range [begin, end) of indices, type-erased.
@@ -71,6 +79,21 @@ class Device {
   // Whether kernels may read and write ordinary host memory (a transport's
   // shared heap): true where they run on CPU threads.
   virtual bool kernels_reach_host_memory() { return true; }
+
+  // Device memory the other processes of a node can map, for transports
+  // that move messages device to device (cuda: IPC handles; emu: named
+  // shared memory). The block comes zeroed; free() releases it. A mapping
+  // of another process's block is device memory here until unmap_shared.
+  // Backends without it answer STF_ERR_UNSUPPORTED (device.cpp).
+  virtual int alloc_shared(std::size_t bytes, void **ptr, SharedHandle *h);
+  virtual int map_shared(const SharedHandle &h, void **ptr);
+  virtual int unmap_shared(void *ptr);
+  // Stream memory operations on a 64-bit word of device memory, its own or
+  // mapped: a release store once everything queued before it on s is done,
+  // and a wait that holds back what is queued after it on s until the word
+  // is >= value. No host thread waits for either.
+  virtual int stream_write_word(Stream s, std::uint64_t *word, std::uint64_t value);
+  virtual int stream_wait_word(Stream s, const std::uint64_t *word, std::uint64_t value);
 
   virtual int memcpy_async(void *dst, const void *src, std::size_t bytes, CopyKind kind, Stream s) = 0;
   // The kind of a copy between these pointers, by where they live.

@@ -25,6 +25,7 @@
 
 #include "core/error.h"
 #include "device/device.h"
+#include "device/emu_shared.h"
 
 namespace stf {
 namespace {
@@ -285,6 +286,10 @@ class EmuDevice final : public Device {
   ~EmuDevice() override {
     library_.reset();
     for (EmuStream *st : streams_) delete st;
+    for (auto &seg : segments_) {
+      blocks_.erase(seg.first);
+      close_emu_segment(seg.second);
+    }
     for (auto &b : blocks_) std::free(reinterpret_cast<void *>(b.first));
   }
   const char *name() const override { return "emu"; }
@@ -306,9 +311,47 @@ class EmuDevice final : public Device {
     std::lock_guard<std::mutex> l(m_);
     auto it = blocks_.find(reinterpret_cast<std::uintptr_t>(ptr));
     if (it == blocks_.end()) return STF_SUCCESS;  // not ours: ignored, like freeing twice
+    auto seg = segments_.find(it->first);
+    if (seg != segments_.end() && !seg->second.owner) return STF_SUCCESS;  // a mapping: unmap_shared
     blocks_.erase(it);
     clear_cache();
-    std::free(ptr);
+    if (seg == segments_.end()) {
+      std::free(ptr);
+    } else {
+      close_emu_segment(seg->second);
+      segments_.erase(seg);
+    }
+    return STF_SUCCESS;
+  }
+  int alloc_shared(std::size_t bytes, void **ptr, SharedHandle *h) override {
+    EmuSegment seg;
+    STF_CHECK(create_emu_segment(bytes, &seg, h));
+    *ptr = add_segment(seg);
+    return STF_SUCCESS;
+  }
+  int map_shared(const SharedHandle &h, void **ptr) override {
+    EmuSegment seg;
+    STF_CHECK(open_emu_segment(h, &seg));
+    *ptr = add_segment(seg);
+    return STF_SUCCESS;
+  }
+  int unmap_shared(void *ptr) override {
+    std::lock_guard<std::mutex> l(m_);
+    auto seg = segments_.find(reinterpret_cast<std::uintptr_t>(ptr));
+    if (seg == segments_.end() || seg->second.owner) return STF_SUCCESS;
+    blocks_.erase(seg->first);
+    clear_cache();
+    close_emu_segment(seg->second);
+    segments_.erase(seg);
+    return STF_SUCCESS;
+  }
+  // Queue entries, like every other stream operation.
+  int stream_write_word(Stream s, std::uint64_t *word, std::uint64_t value) override {
+    stream(s)->enqueue([=] { __atomic_store_n(word, value, __ATOMIC_RELEASE); });
+    return STF_SUCCESS;
+  }
+  int stream_wait_word(Stream s, const std::uint64_t *word, std::uint64_t value) override {
+    stream(s)->enqueue([=] { wait_for_word(word, value); });
     return STF_SUCCESS;
   }
   int alloc_pinned(std::size_t bytes, void **ptr) override {
@@ -433,9 +476,19 @@ class EmuDevice final : public Device {
   void clear_cache() {
     for (CacheEntry &c : cache_) c = CacheEntry{};
   }
+  // A segment counts as device memory (a block) while it is mapped here.
+  void *add_segment(const EmuSegment &seg) {
+    const auto key = reinterpret_cast<std::uintptr_t>(seg.base);
+    std::lock_guard<std::mutex> l(m_);
+    blocks_[key] = seg.bytes;
+    segments_[key] = seg;
+    clear_cache();
+    return seg.base;
+  }
 
-  mutable std::mutex m_;  // blocks_, cache_, event contents
+  mutable std::mutex m_;  // blocks_, segments_, cache_, event contents
   std::map<std::uintptr_t, std::size_t> blocks_;
+  std::map<std::uintptr_t, EmuSegment> segments_;  // shared blocks, made here or mapped
   std::vector<EmuStream *> streams_;  // user streams (synchronize() drains them)
   CacheEntry cache_[kCache];
   unsigned next_ = 0;

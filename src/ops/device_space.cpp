@@ -28,13 +28,15 @@ stf_stream_model model_of(stf_request r) {
   return m == STF_STREAM_MODEL_C && !r->mover->transport->sends_may_be_deferred() ? STF_STREAM_MODEL_B : m;
 }
 
+// A transport whose transfers are stream work (queues_on_stream) reaches
+// device memory itself: staging would only add copies.
 bool staged_path(stf_request r) {
   switch (r->owner->opts->device_aware) {
     case DeviceAware::on: return false;
     case DeviceAware::off: return true;
     case DeviceAware::autodetect: break;
   }
-  return !r->device->dev->mpi_accepts_device_memory();
+  return !r->mover->transport->queues_on_stream() && !r->device->dev->mpi_accepts_device_memory();
 }
 
 // Host waits and transfers, counted on the SF the user called.
@@ -297,8 +299,10 @@ int begin_work(stf_request r, bool staged) {
 
 int DeviceHooks::before_pack(stf_request r) { return begin_work(r, false); }
 
-// One wait (A: only for work enqueued since its device sync; C: none, end waits).
+// One wait (A: only for work enqueued since its device sync; C: none, end
+// waits; none where the transfers follow the packing on the stream).
 int DeviceHooks::before_mpi(stf_request r, const Flow &f, bool enqueued) {
+  if (r->mover->transport->queues_on_stream()) return STF_SUCCESS;
   const bool sends_need_stream = is_dev(r->src_mem) && f.from.count() > 0;
   const stf_stream_model model = model_of(r);
   if (model == STF_STREAM_MODEL_B && (sends_need_stream || r->recv_in_user_device)) return stream_sync(r);

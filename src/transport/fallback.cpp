@@ -58,6 +58,7 @@ class WithFallback final : public Transport {
   }
   int end_whole(Channel &c, Direction d) override { return primary_->end_whole(c.get<State>().primary, d); }
   bool sends_may_be_deferred() const override { return primary_->sends_may_be_deferred(); }
+  bool queues_on_stream() const override { return primary_->queues_on_stream(); }
   void abandon(Channel &c) override {
     if (!c.state) return;
     State &s = c.get<State>();

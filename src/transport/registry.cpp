@@ -37,6 +37,8 @@ const std::vector<TransportKind> &transport_kinds() {
        "(see -stf_putsignal_net)",
        {true, false, false}, make_putsignal_transport,
        {&putsignal_slots_option, &putsignal_unit_bytes_option, &putsignal_timeout_option, &putsignal_net_option}},
+      {"ipc", "putsignal's protocol in a node's device memory (CUDA IPC, emu), signals on the library stream",
+       {true, false, false}, make_ipc_transport, {&ipc_slots_option, &ipc_unit_bytes_option}},
       {"nvshmem", nvshmem_help, {true, false, false}, make_nvshmem_transport,
        {&nvshmem_slots_option, &nvshmem_unit_bytes_option, &nvshmem_pool_option}},
   };

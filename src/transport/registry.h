@@ -47,6 +47,8 @@ int make_neighbor_transport(const TransportContext &ctx, std::unique_ptr<Transpo
 int make_window_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 int make_collective_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 int make_putsignal_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
+// ipc.cpp: putsignal's protocol in device memory mapped between a node's processes.
+int make_ipc_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 // nvshmem.cpp: loads the NVSHMEM plug-in (STF_ERR_UNSUPPORTED in builds without it).
 int make_nvshmem_transport(const TransportContext &ctx, std::unique_ptr<Transport> *out);
 // fallback.cpp: a wrapper that sends what `can` says to the transport it is
@@ -65,7 +67,8 @@ extern const OptionSpec putsignal_slots_option, putsignal_unit_bytes_option, put
 // message (-stf_putsignal_net rma); under auto it does only where the MPI's
 // RMA is one-sided, which the set-up probes (putsignal/net_choice.h).
 bool putsignal_rma_forced(const Options &o);
-// nvshmem.cpp: regions per peer, bytes per unit a region holds.
+// ipc.cpp, nvshmem.cpp: regions per peer, bytes per unit a region holds.
+extern const OptionSpec ipc_slots_option, ipc_unit_bytes_option;
 extern const OptionSpec nvshmem_slots_option, nvshmem_unit_bytes_option, nvshmem_pool_option;
 
 }  // namespace stf

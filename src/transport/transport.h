@@ -57,10 +57,11 @@ struct WholeOp {
   void *dst;        // bcast: leaves; reduce: roots
 };
 
-// The active device as the sf layer sees it (devices are a layer above
-// transports), asked at the time of each call: its name ("host", "emu",
-// "cuda"; "" if none can be made) and its library stream (a cudaStream_t
-// on cuda). For transports that queue work on the device themselves.
+// The active device as the sf layer sees it, asked at the time of each
+// call: its name ("host", "emu", "cuda"; "" if none can be made) and its
+// library stream (a cudaStream_t on cuda). For the nvshmem plug-in, which
+// calls nothing of libstarforest (transports inside the library use the
+// device layer itself).
 struct DeviceView {
   const char *(*name)() = nullptr;
   void *(*stream)() = nullptr;
@@ -152,6 +153,10 @@ class Transport {
   // receives (stream model C posts sends from end). Transports whose
   // synchronisation epochs may not overlap say no; model C then runs as B.
   virtual bool sends_may_be_deferred() const = 0;
+  // Whether posting and waiting queue the transfers on the device's library
+  // stream, behind the packing and ahead of the unpacking (ipc, nvshmem):
+  // then device data needs no host wait around them and no staging.
+  virtual bool queues_on_stream() const = 0;
 
   // The operation on c failed between posting and waiting: leave nothing
   // started that the channel's next use would trip over (receives not yet
@@ -177,6 +182,7 @@ class TransportDefaults : public Transport {
   int begin_whole(Channel &, Direction, const WholeOp &) override { return STF_ERR_INTERNAL; }
   int end_whole(Channel &, Direction) override { return STF_ERR_INTERNAL; }
   bool sends_may_be_deferred() const override { return true; }
+  bool queues_on_stream() const override { return false; }
   void abandon(Channel &) override {}
 };
 

@@ -4,6 +4,7 @@
 // thread's current CUDA device (cudaSetDevice before first use).
 #include <cuda_runtime_api.h>
 
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -15,6 +16,7 @@
 #include "core/error.h"
 #include "device/cuda/cuda_check.h"
 #include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_memops.h"
 #include "device/device.h"
 
 namespace stf {
@@ -36,7 +38,11 @@ class CudaDevice final : public Device {
   explicit CudaDevice(cudaStream_t library) : library_(library) {}
   ~CudaDevice() override {
     cudaStreamDestroy(library_);
-    for (auto &b : blocks_) (b.second.device ? cudaFree : cudaFreeHost)(reinterpret_cast<void *>(b.first));
+    for (auto &b : blocks_) {
+      void *p = reinterpret_cast<void *>(b.first);
+      if (b.second.kind == Kind::mapped) cudaIpcCloseMemHandle(p);
+      else (b.second.kind == Kind::device ? cudaFree : cudaFreeHost)(p);
+    }
   }
   const char *name() const override { return "cuda"; }
 
@@ -44,18 +50,53 @@ class CudaDevice final : public Device {
     // Never zero bytes, so every block has its own address range.
     const cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);
     if (e != cudaSuccess) return alloc_error(e, "cudaMalloc", bytes);
-    remember(*ptr, bytes, true);
+    remember(*ptr, bytes, Kind::device);
     return STF_SUCCESS;
   }
-  int free(void *ptr) override { return forget(ptr, true) ? cuda_error(cudaFree(ptr), "cudaFree") : STF_SUCCESS; }
+  int free(void *ptr) override {
+    return forget(ptr, Kind::device) ? cuda_error(cudaFree(ptr), "cudaFree") : STF_SUCCESS;
+  }
   int alloc_pinned(std::size_t bytes, void **ptr) override {
     const cudaError_t e = cudaMallocHost(ptr, bytes ? bytes : 1);
     if (e != cudaSuccess) return alloc_error(e, "cudaMallocHost", bytes);
-    remember(*ptr, bytes, false);
+    remember(*ptr, bytes, Kind::pinned);
     return STF_SUCCESS;
   }
   int free_pinned(void *ptr) override {
-    return forget(ptr, false) ? cuda_error(cudaFreeHost(ptr), "cudaFreeHost") : STF_SUCCESS;
+    return forget(ptr, Kind::pinned) ? cuda_error(cudaFreeHost(ptr), "cudaFreeHost") : STF_SUCCESS;
+  }
+  // CUDA IPC. Zeroed before the handle is given out: no peer may see old bytes.
+  int alloc_shared(std::size_t bytes, void **ptr, SharedHandle *h) override {
+    static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(h->data), "an IPC handle fits the handle's bytes");
+    STF_CHECK(alloc(bytes, ptr));
+    cudaIpcMemHandle_t ipc{};
+    int rc = cuda_error(cudaMemset(*ptr, 0, bytes), "cudaMemset");
+    if (!rc) rc = cuda_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    if (!rc) rc = cuda_error(cudaIpcGetMemHandle(&ipc, *ptr), "cudaIpcGetMemHandle");
+    if (rc) {
+      free(*ptr);
+      return rc;
+    }
+    *h = SharedHandle{};
+    std::memcpy(h->data, &ipc, sizeof ipc);
+    h->bytes = bytes;
+    return STF_SUCCESS;
+  }
+  int map_shared(const SharedHandle &h, void **ptr) override {
+    cudaIpcMemHandle_t ipc;
+    std::memcpy(&ipc, h.data, sizeof ipc);
+    STF_CHECK(cuda_error(cudaIpcOpenMemHandle(ptr, ipc, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle"));
+    remember(*ptr, h.bytes, Kind::mapped);
+    return STF_SUCCESS;
+  }
+  int unmap_shared(void *ptr) override {
+    return forget(ptr, Kind::mapped) ? cuda_error(cudaIpcCloseMemHandle(ptr), "cudaIpcCloseMemHandle") : STF_SUCCESS;
+  }
+  int stream_write_word(Stream s, std::uint64_t *word, std::uint64_t value) override {
+    return cuda_stream_write_word(stream(s), word, value);
+  }
+  int stream_wait_word(Stream s, const std::uint64_t *word, std::uint64_t value) override {
+    return cuda_stream_wait_word(stream(s), word, value);
   }
 
   // Our own blocks answer from their address ranges; only pointers we did
@@ -67,7 +108,7 @@ class CudaDevice final : public Device {
       std::lock_guard<std::mutex> l(m_);
       auto it = blocks_.upper_bound(key);
       if (it != blocks_.begin() && key < std::prev(it)->first + std::prev(it)->second.bytes)
-        return std::prev(it)->second.device ? STF_MEMTYPE_DEVICE : STF_MEMTYPE_HOST;
+        return std::prev(it)->second.kind == Kind::pinned ? STF_MEMTYPE_HOST : STF_MEMTYPE_DEVICE;
     }
     counters.memtype_queries++;
     cudaPointerAttributes a;
@@ -149,9 +190,10 @@ class CudaDevice final : public Device {
   }
 
  private:
+  enum class Kind { device, pinned, mapped };  // mapped: another process's block (IPC)
   struct Block {
     std::size_t bytes;
-    bool device;  // else pinned host memory
+    Kind kind;
   };
   // nullptr is the library stream, as on emu.
   cudaStream_t stream(Stream s) const { return static_cast<cudaStream_t>(s ? s : library_); }
@@ -159,18 +201,18 @@ class CudaDevice final : public Device {
     cudaGetLastError();
     return set_error(STF_ERR_MEMORY, "%s of %zu bytes: %s", call, bytes, cudaGetErrorString(e));
   }
-  void remember(void *p, std::size_t bytes, bool device) {
+  void remember(void *p, std::size_t bytes, Kind kind) {
     std::lock_guard<std::mutex> l(m_);
-    blocks_[reinterpret_cast<std::uintptr_t>(p)] = Block{bytes ? bytes : 1, device};
-    device_blocks_ += device;
+    blocks_[reinterpret_cast<std::uintptr_t>(p)] = Block{bytes ? bytes : 1, kind};
+    device_blocks_ += kind != Kind::pinned;
   }
   // Whether p was ours (of that kind); ignored otherwise, like freeing twice.
-  bool forget(void *p, bool device) {
+  bool forget(void *p, Kind kind) {
     std::lock_guard<std::mutex> l(m_);
     auto it = blocks_.find(reinterpret_cast<std::uintptr_t>(p));
-    if (!p || it == blocks_.end() || it->second.device != device) return false;
+    if (!p || it == blocks_.end() || it->second.kind != kind) return false;
     blocks_.erase(it);
-    device_blocks_ -= device;
+    device_blocks_ -= kind != Kind::pinned;
     return true;
   }
 

@@ -61,13 +61,12 @@
 #include "core/error.h"  // STF_CHECK only: the plug-in calls nothing of libstarforest
 #include "transport/nvshmem/plugin.h"
 #include "transport/nvshmem/runtime.h"
-#include "transport/slot_ring.h"
+#include "transport/stream_putsignal.h"
 
 namespace stf {
 namespace {
 
 constexpr int kDirections = 2;
-int dir_index(Direction d) { return d == Direction::root_to_leaf ? 0 : 1; }
 constexpr int tag_ring[kDirections] = {0, 1};    // set-up: where my receive ring lies
 constexpr int tag_credit[kDirections] = {2, 3};  // set-up: where my credits lie
 
@@ -94,31 +93,18 @@ bool on_host(const void *p) {
   return a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged;
 }
 
-// One peer of one direction, as sender or receiver.
-struct Link {
-  int rank = 0, pe = 0;
-  stf_int units = 0;
-  std::size_t capacity = 0;  // bytes a region holds
-  SlotRing mine;    // in my block: receive ring, or outbox + credits
-  SlotRing theirs;  // send side: the peer's receive ring, receive side: the peer's outbox + credits
-  std::vector<std::uint64_t> last_in_region;  // send side: per region, its last message + 1
+// One peer of one direction, as sender or receiver: mine is in my block of
+// the pool (receive ring, or outbox + credits), theirs names the peer's copy.
+struct Link : StreamLink {
+  int pe = 0;
   bool direct = false;  // send side: the peer's GPU memory is reachable (nvshmem_ptr): no outbox needed
 };
 
-struct NvChannel : ChannelState {
-  std::uint64_t seq = 0;
-  bool active = false;  // from the operation's first call to wait_send
-  Direction dir = Direction::root_to_leaf;
-  std::size_t unit_bytes = 0;
-  void *const *recv = nullptr;  // the ops layer's receive buffers (post_recv)
-  bool host_send = false;       // some send buffer was host memory
-  std::vector<std::uint64_t> *ended = nullptr;  // the transport's per-direction record
-};
-
-class NvshmemTransport final : public TransportDefaults {
+class NvshmemTransport final : public StreamPutSignal<Link> {
  public:
   NvshmemTransport(const TransportContext &ctx, const NvshmemPluginArgs &a)
-      : comm_(ctx.comm), plan_(ctx.plan), device_(ctx.device), slots_(a.slots), unit_capacity_(a.unit_bytes) {}
+      : StreamPutSignal("nvshmem", "stf_nvshmem_slots", "stf_nvshmem_unit_bytes", a.slots, a.unit_bytes, a.set_error),
+        comm_(ctx.comm), plan_(ctx.plan), device_(ctx.device) {}
   ~NvshmemTransport() override {
     if (!owns_block_ || g_finalized) return;
     drain();
@@ -143,30 +129,12 @@ class NvshmemTransport final : public TransportDefaults {
            " KiB of the symmetric pool; sends straight from device data to " + std::to_string(direct) + " of " +
            std::to_string(links) + " peer links (the others through an outbox)";
   }
-  bool sends_may_be_deferred() const override { return false; }  // already asynchronous on the stream
-
-  int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) override {
-    NvChannel *s = nullptr;
-    STF_CHECK(start(c, d, ub, &s));
-    s->recv = recv;
-    return STF_SUCCESS;
-  }
   int post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) override;
   int wait_recv(Channel &c) override;
   int wait_send(Channel &c) override;
-  // Arrival is known to the stream only: the waits queue and return.
-  int test_recv(Channel &, bool *done) override {
-    *done = true;
-    return STF_SUCCESS;
-  }
-  int test_send(Channel &, bool *done) override {
-    *done = true;
-    return STF_SUCCESS;
-  }
 
  private:
   cudaStream_t stream() const { return static_cast<cudaStream_t>(device_.stream ? device_.stream() : nullptr); }
-  int start(Channel &c, Direction d, std::size_t ub, NvChannel **out);
   // Before the block goes back to the pool (another SF may take it): every
   // credit for this rank's messages has come (their receivers have copied
   // them out), its puts are delivered, and its stream has taken every
@@ -183,19 +151,10 @@ class NvshmemTransport final : public TransportDefaults {
     nvshmemx_quiet_on_stream(st);
     cudaStreamSynchronize(st);
   }
-  int check_fits(const std::vector<Link> &links, std::size_t ub) const;
-  int exchange(int tag, const std::vector<Link> &to, const std::vector<MPI_Aint> &values,
-               const std::vector<Link> &from, std::vector<MPI_Aint> *got);
 
   const Comm &comm_;
   const Plan &plan_;
   const DeviceView device_;
-  const int slots_;
-  const std::size_t unit_capacity_;
-  std::vector<Link> send_[kDirections], recv_[kDirections];
-  std::uint64_t next_seq_[kDirections] = {0, 0};
-  // Per direction, operations begun and not ended: their sequence numbers.
-  std::vector<std::uint64_t> in_flight_[kDirections];
   std::size_t heap_bytes_ = 0;  // my block in the pool: its size and offset
   std::size_t block_ = 0;
   bool owns_block_ = false;
@@ -215,7 +174,7 @@ int NvshmemTransport::init() {
   // My block: per direction the receive rings, then the outboxes.
   std::vector<MPI_Aint> ring_at[kDirections], credit_at[kDirections];
   for (Direction d : {Direction::root_to_leaf, Direction::leaf_to_root}) {
-    const int i = dir_index(d);
+    const int i = direction_index(d);
     for (auto [m, links, at] : {std::tuple{&receivers(plan_, d), &recv_[i], &ring_at[i]},
                                 std::tuple{&senders(plan_, d), &send_[i], &credit_at[i]}})
       for (int k = 0; k < m->count(); k++) {
@@ -257,71 +216,25 @@ int NvshmemTransport::init() {
       send_[i][k].mine = SlotRing::at(base + credit_at[i][k], slots_, send_[i][k].capacity);
     // Symmetric addresses: my pool base + the peer's offset names the peer's copy.
     std::vector<MPI_Aint> theirs;
-    STF_CHECK(exchange(comm_.transport_tag(tag_ring[i]), recv_[i], ring_at[i], send_[i], &theirs));
+    STF_CHECK(exchange(comm_.comm, comm_.transport_tag(tag_ring[i]), recv_[i], ring_at[i], send_[i], &theirs));
     for (std::size_t k = 0; k < send_[i].size(); k++) {
       send_[i][k].theirs = SlotRing::at(base + theirs[k], slots_, send_[i][k].capacity);
       send_[i][k].direct = nvshmem_ptr(send_[i][k].theirs.regions, send_[i][k].pe) != nullptr;
     }
-    STF_CHECK(exchange(comm_.transport_tag(tag_credit[i]), send_[i], credit_at[i], recv_[i], &theirs));
+    STF_CHECK(exchange(comm_.comm, comm_.transport_tag(tag_credit[i]), send_[i], credit_at[i], recv_[i], &theirs));
     for (std::size_t k = 0; k < recv_[i].size(); k++)
       recv_[i][k].theirs = SlotRing::at(base + theirs[k], slots_, recv_[i][k].capacity);
   }
   return STF_SUCCESS;
 }
 
-int NvshmemTransport::exchange(int tag, const std::vector<Link> &to, const std::vector<MPI_Aint> &values,
-                               const std::vector<Link> &from, std::vector<MPI_Aint> *got) {
-  got->assign(from.size(), 0);
-  std::vector<MPI_Request> reqs(from.size() + to.size());
-  for (std::size_t k = 0; k < from.size(); k++)
-    NV_MPI(MPI_Irecv(&(*got)[k], 1, MPI_AINT, from[k].rank, tag, comm_.comm, &reqs[k]));
-  for (std::size_t k = 0; k < to.size(); k++)
-    NV_MPI(MPI_Isend(&values[k], 1, MPI_AINT, to[k].rank, tag, comm_.comm, &reqs[from.size() + k]));
-  NV_MPI(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
-  return STF_SUCCESS;
-}
-
-int NvshmemTransport::check_fits(const std::vector<Link> &links, std::size_t ub) const {
-  for (const Link &l : links)
-    if (static_cast<std::size_t>(l.units) * ub > l.capacity)
-      return g_args.set_error(STF_ERR_UNSUPPORTED,
-                              "nvshmem transport: units of %zu B do not fit its regions (-stf_nvshmem_unit_bytes %zu)",
-                              ub, unit_capacity_);
-  return STF_SUCCESS;
-}
-
-int NvshmemTransport::start(Channel &c, Direction d, std::size_t ub, NvChannel **out) {
-  NvChannel &s = c.get<NvChannel>();
-  *out = &s;
-  if (s.active) return STF_SUCCESS;
-  const int i = dir_index(d);
-  STF_CHECK(check_fits(send_[i], ub));
-  STF_CHECK(check_fits(recv_[i], ub));
-  std::vector<std::uint64_t> &flying = in_flight_[i];
-  const std::uint64_t n = next_seq_[i];
-  if (!flying.empty() && *std::min_element(flying.begin(), flying.end()) + slots_ <= n)
-    return g_args.set_error(STF_ERR_UNSUPPORTED,
-                            "nvshmem transport: operation %llu of a direction begins before operation %llu has ended "
-                            "(at most -stf_nvshmem_slots %d in flight: stream waits cannot yield)",
-                            static_cast<unsigned long long>(n), static_cast<unsigned long long>(n - slots_), slots_);
-  next_seq_[i]++;
-  flying.push_back(n);
-  s = NvChannel{};
-  s.seq = n;
-  s.active = true;
-  s.dir = d;
-  s.unit_bytes = ub;
-  s.ended = &flying;
-  return STF_SUCCESS;
-}
-
 int NvshmemTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) {
-  NvChannel *s = nullptr;
+  StreamChannel *s = nullptr;
   STF_CHECK(start(c, d, ub, &s));
   const cudaStream_t st = stream();
   const std::uint64_t n = s->seq;
-  for (std::size_t k = 0; k < send_[dir_index(d)].size(); k++) {
-    Link &l = send_[dir_index(d)][k];
+  for (std::size_t k = 0; k < send_[direction_index(d)].size(); k++) {
+    Link &l = send_[direction_index(d)][k];
     const std::size_t bytes = static_cast<std::size_t>(l.units) * ub;
     std::uint64_t &last = l.last_in_region[l.mine.slot(n)];
     if (last) nvshmemx_signal_wait_until_on_stream(l.mine.credit(n), NVSHMEM_CMP_GE, last, st);
@@ -345,11 +258,11 @@ int NvshmemTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, co
 }
 
 int NvshmemTransport::wait_recv(Channel &c) {
-  NvChannel &s = c.get<NvChannel>();
+  StreamChannel &s = c.get<StreamChannel>();
   const cudaStream_t st = stream();
   const std::uint64_t n = s.seq;
   bool host = false;
-  const std::vector<Link> &links = recv_[dir_index(s.dir)];
+  const std::vector<Link> &links = recv_[direction_index(s.dir)];
   for (std::size_t k = 0; k < links.size(); k++) {
     const Link &l = links[k];
     nvshmemx_signal_wait_until_on_stream(l.mine.signal(n), NVSHMEM_CMP_EQ, n + 1, st);
@@ -364,11 +277,10 @@ int NvshmemTransport::wait_recv(Channel &c) {
 }
 
 int NvshmemTransport::wait_send(Channel &c) {
-  NvChannel &s = c.get<NvChannel>();
+  StreamChannel &s = c.get<StreamChannel>();
   // Host send buffers: the copies read them on the stream.
   if (s.host_send) NV_CUDA(cudaStreamSynchronize(stream()));
-  if (s.active) s.ended->erase(std::find(s.ended->begin(), s.ended->end(), s.seq));
-  s.active = false;
+  end(s);
   return STF_SUCCESS;
 }
 

@@ -1,0 +1,31 @@
+// The emulated device's memory that other processes map (Device::
+// alloc_shared): a POSIX shared memory segment, named in the handle. The
+// creator removes the name when it frees the block; mappings made before
+// stay valid until unmapped.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "device/device.h"
+
+namespace stf {
+
+struct EmuSegment {
+  void *base = nullptr;
+  std::size_t bytes = 0;
+  std::string name;
+  bool owner = false;  // made here: the name is removed when it closes
+};
+
+// A new zeroed segment of bytes, and its handle.
+int create_emu_segment(std::size_t bytes, EmuSegment *out, SharedHandle *h);
+// Another process's segment, mapped here.
+int open_emu_segment(const SharedHandle &h, EmuSegment *out);
+void close_emu_segment(const EmuSegment &s);
+
+// The emulated stream memory operations' wait: until *word >= value,
+// yielding (ranks may outnumber cores).
+void wait_for_word(const std::uint64_t *word, std::uint64_t value);
+
+}  // namespace stf
