@@ -33,14 +33,20 @@ int map_fd(int fd, std::size_t bytes, const std::string &name, void **base) {
 }  // namespace
 
 int create_emu_segment(std::size_t bytes, EmuSegment *out, SharedHandle *h) {
+  // A fresh name: the next free one (ranks that are threads of one process,
+  // as under SMPI, may each count from 0).
   static std::atomic<unsigned> made{0};
   char name[kNameMax];
-  std::snprintf(name, sizeof name, "/stf-emu-%ld-%u", static_cast<long>(getpid()), made++);
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < 1000; tries++) {
+    std::snprintf(name, sizeof name, "/stf-emu-%ld-%u", static_cast<long>(getpid()), made++);
+    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   EmuSegment s;
   s.bytes = bytes ? bytes : 1;
   s.name = name;
   s.owner = true;
-  const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) return segment_error("shm_open", s.name);
   if (ftruncate(fd, static_cast<off_t>(s.bytes)) != 0) {  // zero-filled
     const int rc = segment_error("ftruncate", s.name);
