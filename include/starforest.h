@@ -350,10 +350,12 @@ int stf_set_sf_options(stf_sf sf, const char *options);
  *              words written and waited for by the stream), so device data
  *              needs no host wait. Every peer on the rank's node (else
  *              STF_ERR_UNSUPPORTED on every rank; 2step's
- *              -stf_node_transport ipc uses it inside nodes); at most
- *              -stf_ipc_slots operations of a direction begun and not ended
- *              on a rank, units of at most -stf_ipc_unit_bytes. Fetch-and-op
- *              goes through basic;
+ *              -stf_node_transport ipc uses it inside nodes). Operation n
+ *              of a direction may begin only once operation n - S has
+ *              ended on the rank (S = -stf_ipc_slots); a refusal makes the
+ *              SF refuse every later operation (STF_ERR_STATE). Units of
+ *              at most -stf_ipc_unit_bytes. Destroy ipc SFs in the same
+ *              order on every rank. Fetch-and-op goes through basic;
  *   "nvshmem"  the same protocol on device data through NVSHMEM, queued on
  *              the library stream (a plug-in built where CMake finds
  *              NVSHMEM). NVSHMEM starts once per process: stf_nvshmem_init(),

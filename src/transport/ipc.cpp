@@ -18,9 +18,10 @@
 //   credit n + 1 into the sender's block. Signal and credit are stream
 //   memory operations (Device::stream_write_word, stream_wait_word), so
 //   the host synchronises nothing for device data (queues_on_stream).
-// - Stream waits cannot yield to other work: an operation of a direction
-//   may begin only once the one S before it has ended on this rank, as for
-//   nvshmem; then every stream wait is for work each rank has queued.
+// - Stream waits cannot yield to other work: operation n of a direction may
+//   begin only once operation n - S has ended on this rank, as for nvshmem
+//   (stream_putsignal.h: a refusal ends the SF's use); then every stream
+//   wait is for work each rank has queued.
 // - Host data goes through the same copies; the waits then synchronise the
 //   stream before the ops layer (or the user) touches the host buffers.
 // - Units larger than -stf_ipc_unit_bytes are STF_ERR_UNSUPPORTED: regions
@@ -28,6 +29,9 @@
 //   are refused (node-aware strategies may use ipc inside the node).
 // - An operation abandoned midway leaves its peers' regions out of step:
 //   the transport refuses every later operation (STF_ERR_STATE).
+// - Destroy: the last credits, then a barrier before the block is freed
+//   (no peer may still map it), so ipc SFs are destroyed in the same order
+//   on every rank.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -83,42 +87,34 @@ class IpcTransport final : public StreamPutSignal<StreamLink> {
     return "ipc: " + std::to_string((block_bytes_ + 1023) / 1024) + " KiB of shared device memory, " +
            std::to_string(peer_blocks_.size()) + " peer blocks mapped";
   }
-  int post_recv(Channel &c, Direction d, Leg leg, std::size_t ub, void *const *recv) override {
-    STF_CHECK(refuse_if_broken());
-    return StreamPutSignal::post_recv(c, d, leg, ub, recv);
-  }
   int post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) override;
   int wait_recv(Channel &c) override;
   int wait_send(Channel &c) override;
-  void abandon(Channel &c) override {
-    StreamChannel &s = c.get<StreamChannel>();
-    if (s.active) broken_ = true;
-    end(s);
-  }
 
  private:
   Stream stream() const { return dev_->library_stream(); }
-  int refuse_if_broken() const {
-    return broken_ ? set_error(STF_ERR_STATE, "ipc transport: an earlier operation failed midway; its peers' regions "
-                                              "are out of step, so this SF takes no more operations")
-                   : STF_SUCCESS;
-  }
   int map_peer(int rank, const SharedHandle &h, char **base);
 
   const Comm &comm_;
   const Plan &plan_;
   Device *const dev_;
-  bool broken_ = false;
   char *block_ = nullptr;
   std::size_t block_bytes_ = 0;
   SharedHandle handle_;
   std::map<int, char *> peer_blocks_;  // by rank
+  bool mapped_by_peers_ = false;       // set-up got as far as the peers' mapping
 };
 
 // Before the block goes: every credit for this rank's messages has come
 // (their receivers copied them out) and the stream has taken every message
-// sent here and returned its credit, so no peer writes into it again.
+// sent here and returned its credit, so no peer writes into it again; and
+// every peer has unmapped it (CUDA: freeing an exported block while others
+// map it is undefined), hence the barrier (stf_destroy is collective).
+// After a refused or failed operation the stream may wait for ever for a
+// peer's message: then nothing is waited for, and the block and mappings
+// are left to the process's end.
 IpcTransport::~IpcTransport() {
+  if (broken()) return;
   const Stream st = stream();
   for (auto &links : send_)
     for (StreamLink &l : links)
@@ -126,6 +122,9 @@ IpcTransport::~IpcTransport() {
         if (l.last_in_region[r]) dev_->stream_wait_word(st, l.mine.credit(r), l.last_in_region[r]);
   dev_->stream_synchronize(st);
   for (auto &p : peer_blocks_) dev_->unmap_shared(p.second);
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  if (mapped_by_peers_ && !finalized) MPI_Barrier(comm_.comm);
   if (block_) dev_->free(block_);
 }
 
@@ -167,10 +166,12 @@ int IpcTransport::init() {
   }
   // Every rank takes part in every exchange; a rank that failed to map a
   // peer's block only stops mapping.
+  mapped_by_peers_ = true;
   for (int i = 0; i < kDirections; i++) {
     std::vector<Where> rings, credits;
-    STF_CHECK(exchange(comm_.comm, comm_.transport_tag(tag_ring[i]), recv_[i], ring_at[i], send_[i], &rings));
-    STF_CHECK(exchange(comm_.comm, comm_.transport_tag(tag_credit[i]), send_[i], credit_at[i], recv_[i], &credits));
+    for (int e : {exchange(comm_.comm, comm_.transport_tag(tag_ring[i]), recv_[i], ring_at[i], send_[i], &rings),
+                  exchange(comm_.comm, comm_.transport_tag(tag_credit[i]), send_[i], credit_at[i], recv_[i], &credits)})
+      if (!rc) rc = e;
     char *base = nullptr;
     for (std::size_t k = 0; k < send_[i].size() && !rc; k++)
       if (!(rc = map_peer(send_[i][k].rank, rings[k].block, &base)))
@@ -194,7 +195,6 @@ int IpcTransport::map_peer(int rank, const SharedHandle &h, char **base) {
 }
 
 int IpcTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) {
-  STF_CHECK(refuse_if_broken());
   StreamChannel *s = nullptr;
   STF_CHECK(start(c, d, ub, &s));
   const Stream st = stream();
@@ -205,11 +205,11 @@ int IpcTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const 
     const std::size_t bytes = static_cast<std::size_t>(l.units) * ub;
     std::uint64_t &last = l.last_in_region[l.mine.slot(n)];
     if (last) STF_CHECK(dev_->stream_wait_word(st, l.mine.credit(n), last));
-    last = n + 1;
     char *region = l.theirs.region(n);
     s->host_send |= dev_->memtype(send[k]) != STF_MEMTYPE_DEVICE;
     STF_CHECK(dev_->memcpy_async(region, send[k], bytes, dev_->copy_kind(region, send[k]), st));
     STF_CHECK(dev_->stream_write_word(st, l.theirs.signal(n), n + 1));
+    last = n + 1;  // only once the message is on its way: the destructor waits for its credit
   }
   return STF_SUCCESS;
 }

@@ -3,10 +3,13 @@
 // calls nothing of libstarforest: so this header is inline only and errors
 // go through the set_error it is given). Each direction's operations are
 // numbered alike on every rank; posting and waiting queue work on the
-// library stream and return; an operation may begin only once the one S
-// before it has ended on this rank (stream waits cannot yield: more in
-// flight could deadlock); each peer link's regions hold a fixed number of
-// bytes per unit, set at set-up.
+// library stream and return; operation n may begin only once operation
+// n - S has ended on this rank (stream waits cannot yield: more in flight
+// could deadlock); each peer link's regions hold a fixed number of bytes per
+// unit, set at set-up. A refusal of that rule, or an operation abandoned
+// midway, leaves the ranks' numbering possibly out of step (the rule is
+// checked locally): the transport then refuses every later operation
+// (STF_ERR_STATE) rather than pair one rank's operation with another's.
 #pragma once
 
 #include <mpi.h>
@@ -53,6 +56,11 @@ class StreamPutSignal : public TransportDefaults {
 
   bool sends_may_be_deferred() const override { return false; }  // already asynchronous on the stream
   bool queues_on_stream() const override { return true; }
+  void abandon(Channel &c) override {
+    StreamChannel &s = c.get<StreamChannel>();
+    if (s.active) broken_ = true;
+    end(s);
+  }
   int post_recv(Channel &c, Direction d, Leg, std::size_t ub, void *const *recv) override {
     StreamChannel *s = nullptr;
     if (int rc = start(c, d, ub, &s)) return rc;
@@ -76,20 +84,24 @@ class StreamPutSignal : public TransportDefaults {
     StreamChannel &s = c.get<StreamChannel>();
     *out = &s;
     if (s.active) return STF_SUCCESS;
+    if (broken_)
+      return set_error_(STF_ERR_STATE, "%s transport: an earlier operation was refused or failed midway; the ranks' "
+                                       "operations may be out of step, so this SF takes no more", name_);
+    // By the unit alone (the same on every rank), not by each link's rounded capacity.
+    if (ub > unit_capacity_)
+      return set_error_(STF_ERR_UNSUPPORTED, "%s transport: units of %zu B are larger than its regions' (-%s %zu)",
+                        name_, ub, unit_option_, unit_capacity_);
     const int i = direction_index(d);
-    for (const std::vector<Link> *links : {&send_[i], &recv_[i]})
-      for (const Link &l : *links)
-        if (static_cast<std::size_t>(l.units) * ub > l.capacity)
-          return set_error_(STF_ERR_UNSUPPORTED, "%s transport: units of %zu B do not fit its regions (-%s %zu)", name_,
-                            ub, unit_option_, unit_capacity_);
     std::vector<std::uint64_t> &flying = in_flight_[i];
     const std::uint64_t n = next_seq_[i];
-    if (!flying.empty() && *std::min_element(flying.begin(), flying.end()) + slots_ <= n)
+    if (!flying.empty() && *std::min_element(flying.begin(), flying.end()) + slots_ <= n) {
+      broken_ = true;
       return set_error_(STF_ERR_UNSUPPORTED,
-                        "%s transport: operation %llu of a direction begins before operation %llu has ended (at most "
-                        "-%s %d in flight: stream waits cannot yield)",
+                        "%s transport: operation %llu of a direction begins before operation %llu has ended on this "
+                        "rank (stream waits cannot yield: raise -%s, now %d); the SF takes no more operations",
                         name_, static_cast<unsigned long long>(n), static_cast<unsigned long long>(n - slots_),
                         slots_option_, slots_);
+    }
     next_seq_[i]++;
     flying.push_back(n);
     s = StreamChannel{};
@@ -122,11 +134,14 @@ class StreamPutSignal : public TransportDefaults {
     return ok ? STF_SUCCESS : set_error_(STF_ERR_MPI, "%s transport: the set-up's exchange with its peers failed", name_);
   }
 
+  bool broken() const { return broken_; }
+
   const int slots_;
   const std::size_t unit_capacity_;
   std::vector<Link> send_[2], recv_[2];  // per direction
 
  private:
+  bool broken_ = false;
   const char *const name_, *const slots_option_, *const unit_option_;
   const SetError set_error_;
   std::uint64_t next_seq_[2] = {0, 0};

@@ -1,14 +1,16 @@
 // -stf_type ipc beyond the oracle suite (test_device runs that under it):
-// - up to -stf_ipc_slots operations of a direction in flight, device data,
-//   ended in a random order (the same on every rank), bcasts and reduces
-//   alternating, each checked;
-// - one more in flight is refused (STF_ERR_UNSUPPORTED), on every rank, and
-//   the SF goes on working;
-// - host data through the same regions;
-// - units larger than -stf_ipc_unit_bytes are refused (the SF works after);
+// - -stf_ipc_slots operations of each direction in flight (bcasts and
+//   reduces alternating), ended in a random order (the same on every rank),
+//   twice, so that every region is used again; device and host data; each
+//   result checked;
+// - one more in flight is refused (STF_ERR_UNSUPPORTED) on every rank, and
+//   the SF refuses later operations (STF_ERR_STATE): a refusal decided
+//   locally may leave the ranks' numbering out of step;
+// - units larger than -stf_ipc_unit_bytes are refused, also where a link's
+//   regions, rounded to cache lines, would hold them (the SF works after);
 // - peers on another (emulated) node, and a device that cannot share its
 //   memory (host), are refused on every rank at set-up, with a message;
-// - destroying SFs in rank-dependent order while the stream may still run;
+// - destroying SFs right after their last end, while the stream may still run;
 // - on emu, begin and end of a bcast on device data return while the
 //   library stream is held up (no host wait in stream models B and C).
 // Run with STF_DEVICE=emu (CI) or cuda (scripts/gpu-run-checks).
@@ -77,73 +79,78 @@ struct Arrays {
 };
 
 // `count` operations in flight (even k: bcast, odd k: reduce SUM), ended in
-// a shuffled order; every result checked.
+// a shuffled order, in two rounds; every result checked.
 void in_flight(Checker &ck, int me, int size, int count, bool device) {
   ck.context(std::to_string(count) + " operations in flight on " + (device ? "device" : "host") + " data");
-  stf_sf sf = ring(ck, me, size, "-stf_ipc_slots 8");
+  stf_sf sf = ring(ck, me, size, "-stf_ipc_slots 4");
   const int prev = (me + size - 1) % size, next = (me + 1) % size;
   Arrays a(count, device);
   std::vector<stf_request> req(count, nullptr);
-  for (int k = 0; k < count; k++) {
-    std::vector<int> root(kUnits), leaf(kUnits);
-    for (int i = 0; i < kUnits; i++) root[i] = 100 * me + 10 * k + i, leaf[i] = 1000 * me + k + i;
-    a.put(a.root[k], root);
-    a.put(a.leaf[k], leaf);
-    const int rc = k % 2 ? stf_reduce_begin(sf, MPI_INT, a.leaf[k], a.root[k], MPI_SUM, &req[k])
-                         : stf_bcast_begin(sf, MPI_INT, a.root[k], a.leaf[k], MPI_REPLACE, &req[k]);
-    ck.code(rc, STF_SUCCESS, "begin");
-  }
-  std::vector<int> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937(count));  // the same on every rank
-  for (int k : order)
-    ck.code(k % 2 ? stf_reduce_end(sf, &req[k]) : stf_bcast_end(sf, &req[k]), STF_SUCCESS, "end");
-  for (int k = 0; k < count; k++) {
-    // bcast: my leaves hold the next rank's roots; reduce: my roots gain the previous rank's leaves.
-    const std::vector<int> got = a.get(k % 2 ? a.root[k] : a.leaf[k]);
-    for (int i = 0; i < kUnits; i++) {
-      const int want = k % 2 ? 100 * me + 10 * k + i + 1000 * prev + k + i : 100 * next + 10 * k + i;
-      if (!ck.check(got[i] == want, "operation %d unit %d: %d, want %d", k, i, got[i], want)) break;
+  for (int round = 0; round < 2; round++) {
+    const int salt = 100 * round;
+    for (int k = 0; k < count; k++) {
+      std::vector<int> root(kUnits), leaf(kUnits);
+      for (int i = 0; i < kUnits; i++) root[i] = 100 * me + 10 * k + i + salt, leaf[i] = 1000 * me + k + i;
+      a.put(a.root[k], root);
+      a.put(a.leaf[k], leaf);
+      const int rc = k % 2 ? stf_reduce_begin(sf, MPI_INT, a.leaf[k], a.root[k], MPI_SUM, &req[k])
+                           : stf_bcast_begin(sf, MPI_INT, a.root[k], a.leaf[k], MPI_REPLACE, &req[k]);
+      ck.code(rc, STF_SUCCESS, "begin");
+    }
+    std::vector<int> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937(count + round));  // the same on every rank
+    for (int k : order)
+      ck.code(k % 2 ? stf_reduce_end(sf, &req[k]) : stf_bcast_end(sf, &req[k]), STF_SUCCESS, "end");
+    for (int k = 0; k < count; k++) {
+      // bcast: my leaves hold the next rank's roots; reduce: my roots gain the previous rank's leaves.
+      const std::vector<int> got = a.get(k % 2 ? a.root[k] : a.leaf[k]);
+      for (int i = 0; i < kUnits; i++) {
+        const int want = k % 2 ? 100 * me + 10 * k + i + salt + 1000 * prev + k + i : 100 * next + 10 * k + i + salt;
+        if (!ck.check(got[i] == want, "round %d operation %d unit %d: %d, want %d", round, k, i, got[i], want)) break;
+      }
     }
   }
   stf_destroy(&sf);
 }
 
-// The ninth bcast in flight with 8 slots is refused on every rank; the SF works after.
+// The ninth bcast in flight with 8 slots is refused on every rank; the
+// eight end; the SF then refuses new operations on every rank.
 void one_too_many(Checker &ck, int me, int size) {
   ck.context("one operation more than the slots");
   stf_sf sf = ring(ck, me, size, "-stf_ipc_slots 8");
   Arrays a(9, true);
   std::vector<stf_request> req(9, nullptr);
-  for (int k = 0; k < 8; k++)
+  for (int k = 0; k < 8; k++) {
+    a.put(a.root[k], std::vector<int>(kUnits, 100 * k + me));
     ck.code(stf_bcast_begin(sf, MPI_INT, a.root[k], a.leaf[k], MPI_REPLACE, &req[k]), STF_SUCCESS, "begin");
+  }
   const int rc = stf_bcast_begin(sf, MPI_INT, a.root[8], a.leaf[8], MPI_REPLACE, &req[8]);
   const std::string msg = stf_last_error_message();
   ck.check(everyone(rc == STF_ERR_UNSUPPORTED), "some rank did not refuse the ninth (here %d)", rc);
   ck.check(msg.find("-stf_ipc_slots") != std::string::npos, "message '%s' lacks the option", msg.c_str());
   for (int k = 0; k < 8; k++) ck.code(stf_bcast_end(sf, &req[k]), STF_SUCCESS, "end");
-  std::vector<int> root(kUnits, me);
-  a.put(a.root[8], root);
-  ck.code(stf_bcast_begin(sf, MPI_INT, a.root[8], a.leaf[8], MPI_REPLACE, &req[8]), STF_SUCCESS, "begin after");
-  ck.code(stf_bcast_end(sf, &req[8]), STF_SUCCESS, "end after");
-  ck.check(a.get(a.leaf[8])[kUnits - 1] == (me + 1) % size, "bcast after the refusal");
+  for (int k = 0; k < 8; k++) {
+    const int got = a.get(a.leaf[k])[0], want = 100 * k + (me + 1) % size;
+    if (!ck.check(got == want, "bcast %d before the refusal: leaf %d, want %d", k, got, want)) break;
+  }
+  const int after = stf_bcast_begin(sf, MPI_INT, a.root[8], a.leaf[8], MPI_REPLACE, &req[8]);
+  ck.check(everyone(after == STF_ERR_STATE), "a begin after the refusal: %d here, want STF_ERR_STATE", after);
   stf_destroy(&sf);
 }
 
-// Units of 64 B against regions sized for 4 B units (8 units: 32 B, a
-// cache line of 64 B after rounding, less than 512 B).
+// Doubles against regions of 4 B per unit: refused, although each link's
+// regions (8 units of 4 B, rounded up to a 64 B cache line) would hold 8
+// doubles; ranks whose links round differently must not disagree.
 void too_large_units(Checker &ck, int me, int size) {
   ck.context("units larger than the regions'");
   stf_sf sf = ring(ck, me, size, "-stf_ipc_unit_bytes 4");
-  MPI_Datatype big;
-  MPI_Type_contiguous(16, MPI_INT, &big);
-  MPI_Type_commit(&big);
   void *root = nullptr, *leaf = nullptr;
-  stf_device_malloc(kUnits * 64, &root);
-  stf_device_malloc(kUnits * 64, &leaf);
+  stf_device_malloc(kUnits * sizeof(double), &root);
+  stf_device_malloc(kUnits * sizeof(double), &leaf);
   stf_request req = nullptr;
-  const int rc = stf_bcast_begin(sf, big, root, leaf, MPI_REPLACE, &req);
-  ck.code(rc, STF_ERR_UNSUPPORTED, "bcast of 64 B units with -stf_ipc_unit_bytes 4");
+  const int rc = stf_bcast_begin(sf, MPI_DOUBLE, root, leaf, MPI_REPLACE, &req);
+  ck.check(everyone(rc == STF_ERR_UNSUPPORTED), "bcast of doubles with -stf_ipc_unit_bytes 4: %d here", rc);
   ck.check(std::string(stf_last_error_message()).find("-stf_ipc_unit_bytes") != std::string::npos, "message: %s",
            stf_last_error_message());
   if (rc == STF_SUCCESS) stf_bcast_end(sf, &req);
@@ -152,7 +159,6 @@ void too_large_units(Checker &ck, int me, int size) {
   stf_destroy(&sf);
   stf_device_free(root);
   stf_device_free(leaf);
-  MPI_Type_free(&big);
 }
 
 void sleep_kernel(int64_t, int64_t, void *) { usleep(300 * 1000); }
@@ -195,20 +201,22 @@ void refused(Checker &ck, int me, int size, const char *what, const char *option
   stf_destroy(&sf);
 }
 
-// SFs destroyed in rank-dependent order right after their last end, whose
-// stream work may still run.
-void destroy_orders(Checker &ck, int me, int size) {
-  ck.context("destroyed in rank-dependent order");
+// SFs destroyed right after their last end, whose stream work may still
+// run (in the same order on every rank: stf_destroy is collective).
+void destroy_soon(Checker &ck, int me, int size) {
+  ck.context("destroyed right after the last end");
   stf_sf sf[3];
   Arrays a(3, true);
   for (stf_sf &s : sf) s = ring(ck, me, size, nullptr);
   for (int k = 0; k < 3; k++) {
+    a.put(a.root[k], std::vector<int>(kUnits, 10 * k + me));
     stf_request req = nullptr;
     ck.code(stf_bcast_begin(sf[k], MPI_INT, a.root[k], a.leaf[k], MPI_REPLACE, &req), STF_SUCCESS, "begin");
     ck.code(stf_bcast_end(sf[k], &req), STF_SUCCESS, "end");
   }
-  for (int k = 0; k < 3; k++) stf_destroy(&sf[(k + me) % 3]);
-  ck.check(everyone(true), "a rank did not return from the destroys");
+  for (int k = 2; k >= 0; k--) stf_destroy(&sf[k]);
+  for (int k = 0; k < 3; k++)
+    ck.check(a.get(a.leaf[k])[0] == 10 * k + (me + 1) % size, "SF %d: leaf %d", k, a.get(a.leaf[k])[0]);
 }
 
 }  // namespace
@@ -220,16 +228,18 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   {
     Checker ck("test_ipc", argc, argv, 1);
-    for (int count : {1, 5, 8}) in_flight(ck, me, size, count, true);
-    in_flight(ck, me, size, 8, false);
-    one_too_many(ck, me, size);
-    if (size > 1) too_large_units(ck, me, size);  // one rank has no messages
-    destroy_orders(ck, me, size);
-    const char *dev = std::getenv("STF_DEVICE");
-    if (dev && std::string(dev) == "emu") no_host_wait(ck, me, size);  // host functions as kernels
-    if (size > 1) refused(ck, me, size, "peers on another node", "-stf_ranks_per_node 1", "on another node");
+    // First: a broken SF (one_too_many) keeps its device memory, and the device cannot change after it.
+    const std::string dev = std::getenv("STF_DEVICE") ? std::getenv("STF_DEVICE") : "host";
     ck.code(stf_device_select("host"), STF_SUCCESS, "stf_device_select host");
     refused(ck, me, size, "the host device", nullptr, "has no memory other processes can map");
+    ck.code(stf_device_select(dev.c_str()), STF_SUCCESS, "stf_device_select back");
+    for (int count : {1, 5, 8}) in_flight(ck, me, size, count, true);  // 8: 4 of each direction
+    in_flight(ck, me, size, 8, false);
+    too_large_units(ck, me, size);
+    destroy_soon(ck, me, size);
+    if (dev == "emu") no_host_wait(ck, me, size);  // host functions as kernels
+    if (size > 1) refused(ck, me, size, "peers on another node", "-stf_ranks_per_node 1", "on another node");
+    one_too_many(ck, me, size);  // last: it leaves a broken SF's memory behind
     const int rc = ck.finish();
     MPI_Finalize();
     return rc;

@@ -66,15 +66,21 @@ class CudaDevice final : public Device {
     return forget(ptr, Kind::pinned) ? cuda_error(cudaFreeHost(ptr), "cudaFreeHost") : STF_SUCCESS;
   }
   // CUDA IPC. Zeroed before the handle is given out: no peer may see old bytes.
+  // Zeroed on a stream of its own that waits for no other (another SF's
+  // stream may wait for a peer that is in this set-up).
   int alloc_shared(std::size_t bytes, void **ptr, SharedHandle *h) override {
     static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(h->data), "an IPC handle fits the handle's bytes");
     STF_CHECK(alloc(bytes, ptr));
     cudaIpcMemHandle_t ipc{};
-    int rc = cuda_error(cudaMemset(*ptr, 0, bytes), "cudaMemset");
-    if (!rc) rc = cuda_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cudaStream_t zeroing = nullptr;
+    int rc = cuda_error(cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    if (!rc) rc = cuda_error(cudaMemsetAsync(*ptr, 0, bytes, zeroing), "cudaMemsetAsync");
+    if (!rc) rc = cuda_error(cudaStreamSynchronize(zeroing), "cudaStreamSynchronize");
+    if (zeroing) cudaStreamDestroy(zeroing);
     if (!rc) rc = cuda_error(cudaIpcGetMemHandle(&ipc, *ptr), "cudaIpcGetMemHandle");
     if (rc) {
       free(*ptr);
+      *ptr = nullptr;
       return rc;
     }
     *h = SharedHandle{};

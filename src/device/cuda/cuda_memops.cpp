@@ -13,6 +13,7 @@ namespace {
 using WriteValue = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 using WaitValue = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 using DeviceAttribute = CUresult (*)(int *, CUdevice_attribute, CUdevice);
+using DeviceGet = CUresult (*)(CUdevice *, int);
 
 struct MemOps {
   WriteValue write = nullptr;
@@ -39,11 +40,13 @@ const MemOps &memops() {
   static std::once_flag once;
   std::call_once(once, [] {
     DeviceAttribute attribute = nullptr;
-    int gpu = 0, can = 0;
+    DeviceGet device_get = nullptr;
+    int ordinal = 0, can = 0;
+    CUdevice gpu{};
     if (!entry("cuStreamWriteValue64", &ops.write) || !entry("cuStreamWaitValue64", &ops.wait) ||
-        !entry("cuDeviceGetAttribute", &attribute)) {
+        !entry("cuDeviceGetAttribute", &attribute) || !entry("cuDeviceGet", &device_get)) {
       ops.missing = "the CUDA driver has no 64-bit stream memory operations";
-    } else if (cudaGetDevice(&gpu) != cudaSuccess ||
+    } else if (cudaGetDevice(&ordinal) != cudaSuccess || device_get(&gpu, ordinal) != CUDA_SUCCESS ||
                attribute(&can, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, gpu) != CUDA_SUCCESS || !can) {
       cudaGetLastError();
       ops.missing = "this GPU does not support 64-bit stream memory operations";

@@ -105,8 +105,10 @@ class NvshmemTransport final : public StreamPutSignal<Link> {
   NvshmemTransport(const TransportContext &ctx, const NvshmemPluginArgs &a)
       : StreamPutSignal("nvshmem", "stf_nvshmem_slots", "stf_nvshmem_unit_bytes", a.slots, a.unit_bytes, a.set_error),
         comm_(ctx.comm), plan_(ctx.plan), device_(ctx.device) {}
+  // After a refused or failed operation the stream may wait for ever: the
+  // block is then left to the process's end.
   ~NvshmemTransport() override {
-    if (!owns_block_ || g_finalized) return;
+    if (!owns_block_ || g_finalized || broken()) return;
     drain();
     g_pool.release(block_, heap_bytes_);  // local
   }
