@@ -313,14 +313,10 @@ class EmuDevice final : public Device {
     if (it == blocks_.end()) return STF_SUCCESS;  // not ours: ignored, like freeing twice
     auto seg = segments_.find(it->first);
     if (seg != segments_.end() && !seg->second.owner) return STF_SUCCESS;  // a mapping: unmap_shared
+    if (seg != segments_.end()) return drop_segment(seg);
     blocks_.erase(it);
     clear_cache();
-    if (seg == segments_.end()) {
-      std::free(ptr);
-    } else {
-      close_emu_segment(seg->second);
-      segments_.erase(seg);
-    }
+    std::free(ptr);
     return STF_SUCCESS;
   }
   int alloc_shared(std::size_t bytes, void **ptr, SharedHandle *h) override {
@@ -338,12 +334,7 @@ class EmuDevice final : public Device {
   int unmap_shared(void *ptr) override {
     std::lock_guard<std::mutex> l(m_);
     auto seg = segments_.find(reinterpret_cast<std::uintptr_t>(ptr));
-    if (seg == segments_.end() || seg->second.owner) return STF_SUCCESS;
-    blocks_.erase(seg->first);
-    clear_cache();
-    close_emu_segment(seg->second);
-    segments_.erase(seg);
-    return STF_SUCCESS;
+    return seg == segments_.end() || seg->second.owner ? STF_SUCCESS : drop_segment(seg);
   }
   // Queue entries, like every other stream operation.
   int stream_write_word(Stream s, std::uint64_t *word, std::uint64_t value) override {
@@ -475,6 +466,14 @@ class EmuDevice final : public Device {
   }
   void clear_cache() {
     for (CacheEntry &c : cache_) c = CacheEntry{};
+  }
+  // Unmaps a segment (and removes its name where made here); m_ held.
+  int drop_segment(std::map<std::uintptr_t, EmuSegment>::iterator seg) {
+    blocks_.erase(seg->first);
+    clear_cache();
+    close_emu_segment(seg->second);
+    segments_.erase(seg);
+    return STF_SUCCESS;
   }
   // A segment counts as device memory (a block) while it is mapped here.
   void *add_segment(const EmuSegment &seg) {

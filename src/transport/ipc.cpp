@@ -93,6 +93,8 @@ class IpcTransport final : public StreamPutSignal<StreamLink> {
 
  private:
   Stream stream() const { return dev_->library_stream(); }
+  // The regions are device memory: one lookup tells a copy's kind.
+  bool on_host(const void *p) const { return dev_->memtype(p) != STF_MEMTYPE_DEVICE; }
   int map_peer(int rank, const SharedHandle &h, char **base);
 
   const Comm &comm_;
@@ -205,9 +207,9 @@ int IpcTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const 
     const std::size_t bytes = static_cast<std::size_t>(l.units) * ub;
     std::uint64_t &last = l.last_in_region[l.mine.slot(n)];
     if (last) STF_CHECK(dev_->stream_wait_word(st, l.mine.credit(n), last));
-    char *region = l.theirs.region(n);
-    s->host_send |= dev_->memtype(send[k]) != STF_MEMTYPE_DEVICE;
-    STF_CHECK(dev_->memcpy_async(region, send[k], bytes, dev_->copy_kind(region, send[k]), st));
+    const bool host = on_host(send[k]);
+    s->host_send |= host;
+    STF_CHECK(dev_->memcpy_async(l.theirs.region(n), send[k], bytes, host ? CopyKind::h2d : CopyKind::d2d, st));
     STF_CHECK(dev_->stream_write_word(st, l.theirs.signal(n), n + 1));
     last = n + 1;  // only once the message is on its way: the destructor waits for its credit
   }
@@ -222,12 +224,12 @@ int IpcTransport::wait_recv(Channel &c) {
   const std::vector<StreamLink> &links = recv_[direction_index(s.dir)];
   for (std::size_t k = 0; k < links.size(); k++) {
     const StreamLink &l = links[k];
-    const char *region = l.mine.region(n);
+    const bool to_host = on_host(s.recv[k]);
+    host |= to_host;
     STF_CHECK(dev_->stream_wait_word(st, l.mine.signal(n), n + 1));
-    STF_CHECK(dev_->memcpy_async(s.recv[k], region, static_cast<std::size_t>(l.units) * s.unit_bytes,
-                                 dev_->copy_kind(s.recv[k], region), st));
+    STF_CHECK(dev_->memcpy_async(s.recv[k], l.mine.region(n), static_cast<std::size_t>(l.units) * s.unit_bytes,
+                                 to_host ? CopyKind::d2h : CopyKind::d2d, st));
     STF_CHECK(dev_->stream_write_word(st, l.theirs.credit(n), n + 1));
-    host |= dev_->memtype(s.recv[k]) != STF_MEMTYPE_DEVICE;
   }
   if (host) STF_CHECK(dev_->stream_synchronize(st));  // the ops layer reads host memory next
   return STF_SUCCESS;
