@@ -126,6 +126,27 @@ void with_block(stf_int n, G &&g) {
     default: return g(BlockSize<0>{});
   }
 }
+// Block sizes are specialised for the ops of halo exchanges and reductions
+// (sums, MAX, MIN, plain copies); products, logical and bitwise ops and
+// MAXLOC/MINLOC run the generic block: they are rare, and specialising them
+// took half of the build's longest compile (this file).
+template <class Op>
+struct SpecialisedBlocks : std::false_type {};
+template <class T>
+struct SpecialisedBlocks<OpSum<T>> : std::true_type {};
+template <class T>
+struct SpecialisedBlocks<OpMax<T>> : std::true_type {};
+template <class T>
+struct SpecialisedBlocks<OpMin<T>> : std::true_type {};
+template <class T>
+struct SpecialisedBlocks<OpReplace<T>> : std::true_type {};
+template <class Op, class G>
+void with_block_for(stf_int n, G &&g) {
+  if constexpr (SpecialisedBlocks<Op>::value)
+    with_block(n, std::forward<G>(g));
+  else
+    g(BlockSize<0>{});
+}
 template <class G>
 void with_pattern(const IndexList &l, G &&g) {
   switch (l.kind) {
@@ -150,7 +171,7 @@ void pack_units(stf_int bs, const IndexList &l, const void *data, void *buf) {
 
 template <class T, class Op>
 void unpack_units(stf_int bs, const IndexList &l, const void *buf, void *data) {
-  with_block(bs, [&](auto b) {
+  with_block_for<Op>(bs, [&](auto b) {
     with_pattern(l, [&](auto p) {
       const UnpackFn<T, Op, decltype(b)::value, decltype(p)> f{p, static_cast<const T *>(buf), static_cast<T *>(data),
                                                                Block<decltype(b)::value>(bs)};
@@ -188,7 +209,7 @@ void scatter_units(stf_int bs, const IndexList &s, const void *src, const IndexL
   if (s.kind == IndexKind::contiguous)
     return unpack_units<T, Op>(bs, d, static_cast<const T *>(src) + first(s.start, bs), dst);
   if (rows_line_up(bs, s, d)) return scatter_rows<T, Op>(bs, s, src, d, dst);
-  with_block(bs, [&](auto b) {
+  with_block_for<Op>(bs, [&](auto b) {
     with_pattern(d, [&](auto pd) {
       const ScatterFn<T, Op, decltype(b)::value, AnyPattern, decltype(pd)> f{
           AnyPattern(s), pd, static_cast<const T *>(src), static_cast<T *>(dst), Block<decltype(b)::value>(bs)};
