@@ -88,6 +88,10 @@ class Device {
   virtual int alloc_shared(std::size_t bytes, void **ptr, SharedHandle *h);
   virtual int map_shared(const SharedHandle &h, void **ptr);
   virtual int unmap_shared(void *ptr);
+  // Every process that maps the block ptr (from alloc_shared) has mapped
+  // it: the backend may drop what let them find it (emu: the segment's
+  // name, which a crash would otherwise leave behind; cuda: nothing).
+  virtual void shared_mapped(void *) {}
   // Stream memory operations on a 64-bit word of device memory, its own or
   // mapped: a release store once everything queued before it on s is done,
   // and a wait that holds back what is queued after it on s until the word

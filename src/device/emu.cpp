@@ -331,6 +331,11 @@ class EmuDevice final : public Device {
     *ptr = add_segment(seg);
     return STF_SUCCESS;
   }
+  void shared_mapped(void *ptr) override {
+    std::lock_guard<std::mutex> l(m_);
+    auto seg = segments_.find(reinterpret_cast<std::uintptr_t>(ptr));
+    if (seg != segments_.end()) unlink_emu_segment(&seg->second);
+  }
   int unmap_shared(void *ptr) override {
     std::lock_guard<std::mutex> l(m_);
     auto seg = segments_.find(reinterpret_cast<std::uintptr_t>(ptr));

@@ -47,6 +47,7 @@ int create_emu_segment(std::size_t bytes, EmuSegment *out, SharedHandle *h) {
   s.bytes = bytes ? bytes : 1;
   s.name = name;
   s.owner = true;
+  s.named = fd >= 0;
   if (fd < 0) return segment_error("shm_open", s.name);
   if (ftruncate(fd, static_cast<off_t>(s.bytes)) != 0) {  // zero-filled
     const int rc = segment_error("ftruncate", s.name);
@@ -78,7 +79,12 @@ int open_emu_segment(const SharedHandle &h, EmuSegment *out) {
 
 void close_emu_segment(const EmuSegment &s) {
   munmap(s.base, s.bytes);
-  if (s.owner) shm_unlink(s.name.c_str());
+  if (s.owner && s.named) shm_unlink(s.name.c_str());
+}
+
+void unlink_emu_segment(EmuSegment *s) {
+  if (s->owner && s->named) shm_unlink(s->name.c_str());
+  s->named = false;
 }
 
 void wait_for_word(const std::uint64_t *word, std::uint64_t value) {

@@ -182,7 +182,9 @@ int IpcTransport::init() {
       if (!(rc = map_peer(recv_[i][k].rank, credits[k].block, &base)))
         recv_[i][k].theirs = SlotRing::at(base + credits[k].offset, slots_, 0);
   }
-  return agree(comm_.comm, rc);
+  STF_CHECK(agree(comm_.comm, rc));
+  dev_->shared_mapped(block_);  // every peer has mapped it
+  return STF_SUCCESS;
 }
 
 int IpcTransport::map_peer(int rank, const SharedHandle &h, char **base) {

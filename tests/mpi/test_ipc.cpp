@@ -11,6 +11,8 @@
 // - peers on another (emulated) node, and a device that cannot share its
 //   memory (host), are refused on every rank at set-up, with a message;
 // - destroying SFs right after their last end, while the stream may still run;
+//   on emu, no segment name of this process is left in /dev/shm once the SFs
+//   are set up (a crash would leave it there);
 // - on emu, begin and end of a bcast on device data return while the
 //   library stream is held up (no host wait in stream models B and C).
 // Run with STF_DEVICE=emu (CI) or cuda (scripts/gpu-run-checks).
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -201,9 +204,20 @@ void refused(Checker &ck, int me, int size, const char *what, const char *option
   stf_destroy(&sf);
 }
 
+// The emulated device's shared segments of this process still named in /dev/shm.
+int names_left() {
+  const std::string mine = "stf-emu-" + std::to_string(getpid()) + "-";
+  int n = 0;
+  if (DIR *d = opendir("/dev/shm")) {
+    while (const dirent *e = readdir(d)) n += std::string(e->d_name).rfind(mine, 0) == 0;
+    closedir(d);
+  }
+  return n;
+}
+
 // SFs destroyed right after their last end, whose stream work may still
 // run (in the same order on every rank: stf_destroy is collective).
-void destroy_soon(Checker &ck, int me, int size) {
+void destroy_soon(Checker &ck, int me, int size, bool emu) {
   ck.context("destroyed right after the last end");
   stf_sf sf[3];
   Arrays a(3, true);
@@ -214,6 +228,7 @@ void destroy_soon(Checker &ck, int me, int size) {
     ck.code(stf_bcast_begin(sf[k], MPI_INT, a.root[k], a.leaf[k], MPI_REPLACE, &req), STF_SUCCESS, "begin");
     ck.code(stf_bcast_end(sf[k], &req), STF_SUCCESS, "end");
   }
+  if (emu) ck.check(names_left() == 0, "%d shared segment names left in /dev/shm after set-up", names_left());
   for (int k = 2; k >= 0; k--) stf_destroy(&sf[k]);
   for (int k = 0; k < 3; k++)
     ck.check(a.get(a.leaf[k])[0] == 10 * k + (me + 1) % size, "SF %d: leaf %d", k, a.get(a.leaf[k])[0]);
@@ -236,7 +251,7 @@ int main(int argc, char **argv) {
     for (int count : {1, 5, 8}) in_flight(ck, me, size, count, true);  // 8: 4 of each direction
     in_flight(ck, me, size, 8, false);
     too_large_units(ck, me, size);
-    destroy_soon(ck, me, size);
+    destroy_soon(ck, me, size, dev == "emu");
     if (dev == "emu") no_host_wait(ck, me, size);  // host functions as kernels
     if (size > 1) refused(ck, me, size, "peers on another node", "-stf_ranks_per_node 1", "on another node");
     one_too_many(ck, me, size);  // last: it leaves a broken SF's memory behind
