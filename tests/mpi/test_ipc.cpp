@@ -228,7 +228,8 @@ void destroy_soon(Checker &ck, int me, int size, bool emu) {
     ck.code(stf_bcast_begin(sf[k], MPI_INT, a.root[k], a.leaf[k], MPI_REPLACE, &req), STF_SUCCESS, "begin");
     ck.code(stf_bcast_end(sf[k], &req), STF_SUCCESS, "end");
   }
-  if (emu) ck.check(names_left() == 0, "%d shared segment names left in /dev/shm after set-up", names_left());
+  const int left = emu ? names_left() : 0;
+  ck.check(left == 0, "%d shared segment names left in /dev/shm after set-up", left);
   for (int k = 2; k >= 0; k--) stf_destroy(&sf[k]);
   for (int k = 0; k < 3; k++)
     ck.check(a.get(a.leaf[k])[0] == 10 * k + (me + 1) % size, "SF %d: leaf %d", k, a.get(a.leaf[k])[0]);
