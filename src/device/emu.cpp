@@ -288,7 +288,7 @@ class EmuDevice final : public Device {
     for (EmuStream *st : streams_) delete st;
     for (auto &seg : segments_) {
       blocks_.erase(seg.first);
-      close_emu_segment(seg.second);
+      close_emu_segment(&seg.second);
     }
     for (auto &b : blocks_) std::free(reinterpret_cast<void *>(b.first));
   }
@@ -476,7 +476,7 @@ class EmuDevice final : public Device {
   int drop_segment(std::map<std::uintptr_t, EmuSegment>::iterator seg) {
     blocks_.erase(seg->first);
     clear_cache();
-    close_emu_segment(seg->second);
+    close_emu_segment(&seg->second);
     segments_.erase(seg);
     return STF_SUCCESS;
   }

@@ -77,14 +77,14 @@ int open_emu_segment(const SharedHandle &h, EmuSegment *out) {
   return STF_SUCCESS;
 }
 
-void close_emu_segment(const EmuSegment &s) {
-  munmap(s.base, s.bytes);
-  if (s.owner && s.named) shm_unlink(s.name.c_str());
-}
-
 void unlink_emu_segment(EmuSegment *s) {
   if (s->owner && s->named) shm_unlink(s->name.c_str());
   s->named = false;
+}
+
+void close_emu_segment(EmuSegment *s) {
+  munmap(s->base, s->bytes);
+  unlink_emu_segment(s);
 }
 
 void wait_for_word(const std::uint64_t *word, std::uint64_t value) {

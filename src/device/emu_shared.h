@@ -25,9 +25,10 @@ struct EmuSegment {
 int create_emu_segment(std::size_t bytes, EmuSegment *out, SharedHandle *h);
 // Another process's segment, mapped here.
 int open_emu_segment(const SharedHandle &h, EmuSegment *out);
-void close_emu_segment(const EmuSegment &s);
 // Removes an own segment's name (mappings stay valid; no process can open it any more).
 void unlink_emu_segment(EmuSegment *s);
+// Unmaps it here, and removes its name if still there.
+void close_emu_segment(EmuSegment *s);
 
 // The emulated stream memory operations' wait: until *word >= value,
 // yielding (ranks may outnumber cores).

@@ -4,8 +4,8 @@
 // Each call picks, at run time, the instantiation for its index pattern
 // (contiguous, strided, indexed) and block size (1, 2, 4, 8 elements per unit
 // or a generic count; sizes for copies, sums, MAX and MIN only), so each
-// combination is its own tight loop. Opaque
-// units and user-defined ops need MPI and stay host-only loops over at(i).
+// combination is its own tight loop. Opaque units and user-defined ops need
+// MPI and stay host-only loops over at(i).
 #include <array>
 #include <cstdint>
 #include <cstring>
