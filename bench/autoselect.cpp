@@ -51,13 +51,14 @@ struct Options {
   int64_t n2 = 512, n3 = 48;  // grid points per direction
   int ranks_per_node = 0;     // 0: the hosts are the nodes
   bool tell_unit = false;     // auto SFs get -stf_auto_unit_bytes of the case
+  bench::Timing timing = bench::Timing::streamed;
 };
 
 void usage(const char *prog) {
   std::printf(
       "usage: mpiexec -n N %s [--matrices a,b] [--grids 2d5,3d7,3d27] [--units 8,64] [--rounds R]\n"
       "                  [--seconds S] [--autotune N] [--profile FILE] [--split-bytes B] [--tell-unit] [--dir DIR]\n"
-      "                  [--json FILE]\n"
+      "                  [--timing streamed|isolated] [--json FILE]\n"
       "  every transport and strategy timed (bcast) on each case beside the model's predictions,\n"
       "  the model-only auto pick and the autotuned one.\n"
       "  --matrices L    names or paths; default every *.mtx.gz in DIR ('none': no matrix)\n"
@@ -74,6 +75,8 @@ void usage(const char *prog) {
       "  --ranks-per-node K  emulated nodes of K consecutive ranks (default: the hosts)\n"
       "  --tell-unit     tell auto each case's unit (-stf_auto_unit_bytes; default: auto assumes 8 B)\n"
       "  --dir DIR       matrix directory (default $STF_MATRIX_DIR, else %s)\n"
+      "  --timing T      streamed: each round's calls back to back (default); isolated: each call alone\n"
+      "                  after a barrier (one exchange from a common start, what the model predicts)\n"
       "  --json FILE     write the records as a JSON array\n",
       prog, STF_MATRIX_DIR);
 }
@@ -110,6 +113,7 @@ int parse(int argc, char **argv, Options &o) {
     else if (a == "--ranks-per-node" && v) o.ranks_per_node = std::atoi(argv[++i]);
     else if (a == "--tell-unit") o.tell_unit = true;
     else if (a == "--dir" && v) o.dir = argv[++i];
+    else if (a == "--timing" && v && bench::parse_timing(argv[i + 1], &o.timing)) ++i;
     else if (a == "--json" && v) o.json = argv[++i];
     else {
       std::fprintf(stderr, "autoselect: bad argument '%s' (try --help)\n", a.c_str());
@@ -323,7 +327,7 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
   double per_round = 0;
   for (auto &call : calls) per_round += bench::time_per_call(MPI_COMM_WORLD, 2, call);
   const long iters = std::clamp(std::lround(o.seconds / (o.rounds * per_round)), 1L, 100000L);
-  const std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, iters, calls);
+  const std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, iters, calls, o.timing);
   for (stf_sf &sf : sfs) CHECK_STF(stf_destroy(&sf));
   if (width > 1) MPI_Type_free(&unit);
   if (rank != 0) return;
@@ -354,6 +358,7 @@ void run_case(const Options &o, const Graph &g, int unit_bytes, int nnodes, benc
         .str("autotune_pick", tuned_pick[0])
         .integer("autotune_rounds", o.autotune)
         .boolean("auto_told_unit", o.tell_unit)
+        .str("timing", bench::timing_name(o.timing))
         .str("profile", o.profile.empty() ? "built-in" : o.profile);
     if (!o.baseline.empty())
       rec.num("predicted_baseline_us", pred_of(1))
@@ -396,9 +401,9 @@ int main(int argc, char **argv) {
   const bench::HostLayout layout = bench::host_layout(size);
   if (rank == 0)
     std::printf("# autoselect: %d ranks on %d host(s) (%s); profile %s; bcast us per call, slowest rank, median of "
-                "%d rounds; (predicted us); * fastest of auto's candidates\n",
+                "%d rounds, %s; (predicted us); * fastest of auto's candidates\n",
                 size, layout.hosts, layout.ranks_per_host.c_str(), opt.profile.empty() ? "built-in" : opt.profile.c_str(),
-                opt.rounds);
+                opt.rounds, bench::timing_name(opt.timing));
   bench::JsonLog log;
   std::vector<Graph> graphs;
   for (const std::string &path : paths) {

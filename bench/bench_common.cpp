@@ -139,20 +139,44 @@ bool JsonLog::write(const std::string &path) const {
   return std::fclose(f) == 0;
 }
 
+bool parse_timing(const std::string &name, Timing *t) {
+  if (name != "streamed" && name != "isolated") return false;
+  *t = name == "streamed" ? Timing::streamed : Timing::isolated;
+  return true;
+}
+
+const char *timing_name(Timing t) { return t == Timing::streamed ? "streamed" : "isolated"; }
+
+double time_isolated_call(MPI_Comm comm, long iters, const std::function<void()> &f) {
+  std::vector<double> seconds(static_cast<size_t>(iters));
+  for (double &s : seconds) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    f();
+    s = MPI_Wtime() - t0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(iters), MPI_DOUBLE, MPI_MAX, comm);
+  double sum = 0;
+  for (double s : seconds) sum += s;
+  return sum / static_cast<double>(iters);
+}
+
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
-                                 const std::vector<std::function<void()>> &impls) {
-  return time_rotating(comm, rounds, std::vector<long>(impls.size(), iters), impls);
+                                 const std::vector<std::function<void()>> &impls, Timing timing) {
+  return time_rotating(comm, rounds, std::vector<long>(impls.size(), iters), impls, timing);
 }
 
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, const std::vector<long> &iters,
-                                 const std::vector<std::function<void()>> &impls) {
+                                 const std::vector<std::function<void()>> &impls, Timing timing) {
   const size_t n = impls.size();
   std::vector<std::vector<double>> samples(n);
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < n; ++k) {
       size_t i = (k + (size_t)r) % n;
       impls[i]();  // warm-up
-      samples[i].push_back(1e6 * time_per_call(comm, iters[i], impls[i]));
+      const double s = timing == Timing::streamed ? time_per_call(comm, iters[i], impls[i])
+                                                  : time_isolated_call(comm, iters[i], impls[i]);
+      samples[i].push_back(1e6 * s);
     }
   std::vector<Stats> out;
   for (size_t i = 0; i < n; ++i) out.push_back(summarize(samples[i], iters[i] * rounds));

@@ -83,16 +83,32 @@ double time_per_call(MPI_Comm comm, long iters, F &&f) {
   return max_over_ranks((MPI_Wtime() - t0) / (double)iters, comm);
 }
 
+// How a round times its calls. streamed: back to back between barriers,
+// seconds per call on the slowest rank (a solver's loop of exchanges, where
+// one call's tail overlaps the next one's start). isolated: each call alone
+// after a barrier, the slowest rank's time of each call, averaged (one
+// exchange from a common start: what the models predict).
+enum class Timing { streamed, isolated };
+// "streamed" or "isolated"; false for anything else.
+bool parse_timing(const std::string &name, Timing *t);
+const char *timing_name(Timing t);
+
+// Times `iters` calls of f, each after a barrier; the mean over calls of
+// the slowest rank's seconds for that call.
+double time_isolated_call(MPI_Comm comm, long iters, const std::function<void()> &f);
+
 // Times several implementations of one operation in `rounds` rounds of
 // `iters` calls each, rotating which one goes first so that none of them
 // systematically gets the warm cache or the quiet moment. Each call is
 // preceded by one untimed call. Returns microseconds per call (slowest
 // rank) per implementation.
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
-                                 const std::vector<std::function<void()>> &impls);
+                                 const std::vector<std::function<void()>> &impls,
+                                 Timing timing = Timing::streamed);
 // The same with calls per round per implementation (iters[i] for impls[i]).
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, const std::vector<long> &iters,
-                                 const std::vector<std::function<void()>> &impls);
+                                 const std::vector<std::function<void()>> &impls,
+                                 Timing timing = Timing::streamed);
 
 // "12.34 [11.90..13.10]": the median with the range, for tables.
 std::string range_text(const Stats &s);

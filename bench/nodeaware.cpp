@@ -55,13 +55,14 @@ struct Options {
   int ranks_per_node = 0;  // 0: the hosts
   bool per_rank = false;   // also print every rank's inter-node counts
   bool explain = false;    // stf_explain of the last SF (auto's, by default) after the timing
+  bench::Timing timing = bench::Timing::streamed;
 };
 
 void usage(const char *prog) {
   std::printf(
       "usage: mpiexec -n N %s [--matrices a,b,..] [--rounds R] [--iterations I] [--seconds S]\n"
       "                         [--split-bytes N] [--ranks-per-node K] [--strategies a,b] [--dir DIR]\n"
-      "                         [--quick] [--per-rank] [--json FILE]\n"
+      "                         [--quick] [--per-rank] [--timing streamed|isolated] [--json FILE]\n"
       "  SpMV ghost exchange (bcast) and its transpose (reduce) on real matrices with the\n"
       "  node-aware strategies, against basic (one message per peer rank).\n"
       "  --matrices L        names (bcsstk16) or paths; default every *.mtx.gz in DIR\n"
@@ -78,6 +79,8 @@ void usage(const char *prog) {
       "  --dir DIR           matrix directory (default $STF_MATRIX_DIR, else %s)\n"
       "  --quick             --rounds 3 --iterations 5 (a check that it runs)\n"
       "  --per-rank          also print each rank's inter-node messages and bytes per exchange\n"
+      "  --timing T          streamed: each round's exchanges back to back (default); isolated: each alone after\n"
+      "                      a barrier (one exchange from a common start, as autoselect --timing isolated)\n"
       "  --json FILE         also write the results as a JSON array\n",
       prog, STF_MATRIX_DIR);
 }
@@ -102,6 +105,7 @@ int parse(int argc, char **argv, Options &o) {
     else if (a == "--quick") o.rounds = 3, o.iterations = 5;
     else if (a == "--per-rank") o.per_rank = true;
     else if (a == "--explain") o.explain = true;
+    else if (a == "--timing" && v && bench::parse_timing(argv[i + 1], &o.timing)) ++i;
     else {
       std::fprintf(stderr, "nodeaware: bad argument '%s' (try --help)\n", a.c_str());
       return 2;
@@ -358,7 +362,7 @@ bool run_matrix(const Options &o, const std::string &name, const stf_coo &g, ben
     for (auto &call : calls) per_round += bench::time_per_call(MPI_COMM_WORLD, 3, call);
     iters = std::clamp(std::lround(o.seconds / (o.rounds * per_round)), 2L, 100000L);
   }
-  const std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, iters, calls);
+  const std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, iters, calls, o.timing);
   for (size_t k = 0; k < m.size(); ++k) m[k].time = st[k];
   if (o.explain) {  // predictions beside what the SF measured (its timings)
     if (rank == 0) std::printf("\n## %s: stf_explain of the %s SF\n", name.c_str(), names.back().c_str());
@@ -402,6 +406,7 @@ bool run_matrix(const Options &o, const std::string &name, const stf_coo &g, ben
         .str("matrix", name)
         .str("strategy", r.strategy)
         .str("direction", dir)
+        .str("timing", bench::timing_name(o.timing))
         .str("transport", r.strategy)
         .integer("nodes", nnodes)
         .integer("ranks_per_node", o.ranks_per_node)
@@ -491,10 +496,10 @@ int main(int argc, char **argv) {
                                    : "the hosts",
                 strategies.c_str(), opt.split_bytes);
     std::printf("# per exchange of MPI_DOUBLE (bcast: x to the ghosts, MPI_REPLACE; reduce: ghosts into x, MPI_SUM): "
-                "us = median of %d rounds [min..max], slowest rank; ratio = us / basic's, same direction;\n"
+                "us = median of %d rounds [min..max], %s, slowest rank; ratio = us / basic's, same direction;\n"
                 "# inter = messages to other nodes (max per rank, total over ranks), bound = what the strategy's "
                 "definition gives for that total (= exact, <= at most); bytes and in-node messages: totals\n",
-                opt.rounds);
+                opt.rounds, bench::timing_name(opt.timing));
   }
   bench::JsonLog log;
   bool ok = true;
