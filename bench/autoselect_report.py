@@ -143,6 +143,10 @@ def main(argv):
         print(__doc__)
         return 2
     records = load(paths)
+    timings = {r.get("timing", "streamed") for r in records + load(again)}
+    if len(timings) > 1:  # runs before --timing existed timed back to back
+        print(f"warning: the runs were timed differently ({', '.join(sorted(timings))}): "
+              "bench/README.md, Method, says why their times do not compare", file=sys.stderr)
     by_layout = cases(records)
     baseline = all("model_pick_baseline" in r for r in records)
     profiles = [("", "profile")] + ([("_baseline", "baseline")] if baseline else [])
