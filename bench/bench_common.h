@@ -101,7 +101,7 @@ double time_isolated_call(MPI_Comm comm, long iters, const std::function<void()>
 // `iters` calls each, rotating which one goes first so that none of them
 // systematically gets the warm cache or the quiet moment. Each call is
 // preceded by one untimed call. Returns microseconds per call (slowest
-// rank) per implementation.
+// rank) per implementation, the calls timed as `timing` says (above).
 std::vector<Stats> time_rotating(MPI_Comm comm, int rounds, long iters,
                                  const std::vector<std::function<void()>> &impls,
                                  Timing timing = Timing::streamed);

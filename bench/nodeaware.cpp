@@ -111,9 +111,10 @@ int parse(int argc, char **argv, Options &o) {
       return 2;
     }
   }
-  if (o.rounds < 1 || o.iterations < 0 || o.seconds <= 0 || o.split_bytes < 1 || o.ranks_per_node < 0) {
+  if (o.rounds < 1 || o.iterations < 0 || o.iterations > 100000 || o.seconds <= 0 || o.split_bytes < 1 ||
+      o.ranks_per_node < 0) {
     std::fprintf(stderr, "nodeaware: --rounds, --iterations, --seconds, --split-bytes must be >= 1, "
-                         "--ranks-per-node >= 0\n");
+                         "--iterations <= 100000, --ranks-per-node >= 0\n");
     return 2;
   }
   // basic first: it is the baseline every ratio and check refers to.
