@@ -142,8 +142,8 @@ def main(argv):
     if not paths:
         print(__doc__)
         return 2
-    records = load(paths)
-    timings = {r.get("timing", "streamed") for r in records + load(again)}
+    records, again_records = load(paths), load(again)
+    timings = {r.get("timing", "streamed") for r in records + again_records}
     if len(timings) > 1:  # runs before --timing existed timed back to back
         print(f"warning: the runs were timed differently ({', '.join(sorted(timings))}): "
               "bench/README.md, Method, says why their times do not compare", file=sys.stderr)
@@ -186,7 +186,7 @@ def main(argv):
         spread, ties = noise(by_case)
         print(f"  {lay}: spread {spread:.2f}, not told apart {ties}/{len(by_case)}")
     if again:
-        print_cross_run(by_layout, cases(load(again)))
+        print_cross_run(by_layout, cases(again_records))
     errs = relative_errors(records)
     if plot:
         try:
