@@ -1,6 +1,7 @@
 // The network a simulated platform gives, as the profile describes it:
-// one-way time of a ping-pong per locality and size, and the rate of 1..P
-// concurrent pairs from node 0 to node 1. Run on 2 nodes of P ranks
+// one-way time of a ping-pong per locality and size, the rate of 1..P
+// concurrent pairs from node 0 to node 1, and the time of 1..P messages
+// that rank 0 sends to node 1 at once (its gap). Run on 2 nodes of P ranks
 // (ranks node by node); rank 0 prints, tests/smpi/validate.py compares.
 #include <mpi.h>
 #include <stdio.h>
@@ -39,6 +40,23 @@ static double pairs_rate(int me, int per_node, int pairs, int bytes, char *buf) 
   return (double)pairs * bytes / worst;
 }
 
+// Seconds until the last of `k` messages of 8 bytes, sent by rank 0 at once
+// (MPI_Isend) to the first k ranks of node 1, has arrived.
+static double fan(int me, int per_node, int k, char *buf) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  if (me == 0) {
+    MPI_Request req[k];
+    for (int i = 0; i < k; i++) MPI_Isend(buf, 8, MPI_BYTE, per_node + i, 2, MPI_COMM_WORLD, &req[i]);
+    MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+  } else if (me >= per_node && me < per_node + k) {
+    MPI_Recv(buf + 8, 8, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  double mine = me >= per_node && me < per_node + k ? MPI_Wtime() - t0 : 0, last = 0;
+  MPI_Reduce(&mine, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  return last;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int me, n;
@@ -58,6 +76,10 @@ int main(int argc, char **argv) {
   for (int pairs = 1; pairs <= per_node; pairs++) {
     const double rate = pairs_rate(me, per_node, pairs, big, buf);
     if (me == 0) printf("pairs %d %d %.9e\n", pairs, big, rate);
+  }
+  for (int k = 1; k <= per_node; k++) {
+    const double t = fan(me, per_node, k, buf);
+    if (me == 0) printf("fan %d 8 %.9e\n", k, t);
   }
   free(buf);
   MPI_Finalize();

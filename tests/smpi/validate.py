@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A generated platform gives the profile's model back (ctest smpi_platform).
 
-  validate.py PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]
+  validate.py [--sender-gap] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]
 
 writes a platform of 2 nodes of 4 ranks from the profile (scripts/platform;
 with NODE_RATE_TIMES, the profile's node injection limit set to that many
@@ -10,7 +10,10 @@ count), runs NETCHECK (tests/smpi/netcheck.c) on it and compares:
 - each one-way time, per locality and size, with alpha + beta * bytes of
   the profile's segment for that size;
 - the rate of k concurrent pairs between the nodes with min(k * one pair's
-  rate, the node's limit).
+  rate, the node's limit);
+- the time of k messages of 8 bytes that one rank sends to the other node
+  at once with alpha + (k - 1) * gap: the profile's off-node gap with
+  --sender-gap (passed on to scripts/platform), else 0 (SMPI overlaps them).
 Fails when any is more than 10 % off.
 """
 import json
@@ -26,11 +29,12 @@ def postal(segs, nbytes):
     return seg["alpha"] + seg["beta"] * nbytes
 
 
-def main(profile_path, netcheck, out, node_rate_times=None):
+def main(profile_path, netcheck, out, node_rate_times=None, sender_gap=False):
     with open(profile_path) as f:
         profile = json.load(f)
     same = profile["postal"]["same_node"]["segments"]
     other = profile["postal"]["other_node"]["segments"]
+    gap = profile["postal"]["other_node"]["gap"] if sender_gap else 0.0
     one_rank = 1.0 / other[-1]["beta"]
     node_rate = max(profile["maxrate"]["node_rate"], one_rank)
     if node_rate_times is not None:
@@ -40,7 +44,8 @@ def main(profile_path, netcheck, out, node_rate_times=None):
         profile_path = os.path.join(out, "profile.json")
         with open(profile_path, "w") as f:
             json.dump(profile, f)
-    subprocess.run([os.path.join(ROOT, "scripts", "platform"), profile_path, "2", "4", out], check=True)
+    flags = ["--sender-gap"] if sender_gap else []
+    subprocess.run([os.path.join(ROOT, "scripts", "platform")] + flags + [profile_path, "2", "4", out], check=True)
     run = subprocess.run([os.path.join(ROOT, "scripts", "smpirun"), out, "8", netcheck],
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
@@ -56,6 +61,10 @@ def main(profile_path, netcheck, out, node_rate_times=None):
             k, nbytes = int(w[1]), int(w[2])
             pair = nbytes / postal(other, nbytes)
             rows.append((f"{k} pairs    {nbytes:9d} B", float(w[3]) / 1e9, min(k * pair, node_rate) / 1e9, "GB/s"))
+        elif w and w[0] == "fan":
+            k, nbytes = int(w[1]), int(w[2])
+            rows.append((f"{k} at once  {nbytes:9d} B", float(w[3]) * 1e6, (postal(other, nbytes) + (k - 1) * gap) * 1e6,
+                         "us"))
     bad = 0
     for what, got, want, unit in rows:
         err = got / want - 1
@@ -70,6 +79,7 @@ def main(profile_path, netcheck, out, node_rate_times=None):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (4, 5):
-        sys.exit("usage: validate.py PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]")
-    main(*sys.argv[1:])
+    args = [a for a in sys.argv[1:] if a != "--sender-gap"]
+    if len(args) not in (3, 4):
+        sys.exit("usage: validate.py [--sender-gap] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]")
+    main(*args, sender_gap="--sender-gap" in sys.argv)
