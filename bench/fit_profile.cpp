@@ -20,6 +20,7 @@
 // one-sided, collectives, packing) keeps its built-in value and is marked so
 // where the profile can say it.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -39,6 +40,13 @@ struct Samples {
   std::vector<double> many_messages, many_seconds;  // 8-byte messages only
 };
 
+// A count of pairs or messages: a whole number of at least 1, else 0.
+int count_of(const std::string &text) {
+  char *end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  return end != text.c_str() && *end == '\0' && v >= 1 && v <= 1000000 ? static_cast<int>(v) : 0;
+}
+
 bool read_samples(const char *path, Samples *s) {
   std::ifstream in(path);
   if (!in) {
@@ -54,16 +62,18 @@ bool read_samples(const char *path, Samples *s) {
       std::string what;
       double bytes = 0, seconds = 0;
       std::getline(cols, what, '\t');
-      if (!(cols >> bytes >> seconds) || bytes <= 0 || seconds <= 0) {
-        std::fprintf(stderr, "fit_profile: %s:%d: expected %s NAME BYTES SECONDS\n", path, n, kind.c_str());
+      const int count = count_of(what);
+      if (!(cols >> bytes >> seconds) || bytes <= 0 || seconds <= 0 || (kind != "pingpong" && count == 0)) {
+        std::fprintf(stderr, "fit_profile: %s:%d: expected %s %s BYTES SECONDS\n", path, n, kind.c_str(),
+                     kind == "pingpong" ? "CLASS" : "COUNT");
         return false;
       }
       if (kind == "pingpong") {
         s->pingpong[what][bytes] = seconds;
       } else if (kind == "many") {
-        if (bytes == 8) s->many_messages.push_back(std::stod(what)), s->many_seconds.push_back(seconds);
+        if (bytes == 8) s->many_messages.push_back(count), s->many_seconds.push_back(seconds);
       } else if (bytes >= 65536) {
-        s->maxrate.push_back({std::stoi(what), bytes, seconds});
+        s->maxrate.push_back({count, bytes, seconds});
       }
     } else if (!kind.empty() && kind[0] != '#') {
       std::string value;
