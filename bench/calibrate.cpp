@@ -8,7 +8,8 @@
 //     class, protocol ranges found from the data;
 //   k = 1..32 messages of 8 B answered by one -> the gap per message;
 //   node-pong with 1..P concurrent pairs between rank 0's node and the other
-//     (64 KiB .. 4 MiB, powers of 4) -> the max-rate model's R_N and R_b;
+//     (4 KiB .. 4 MiB, powers of 4) -> the max-rate model's R_N and R_b,
+//     R_N per off-node segment where the sizes span several;
 //   an 8-byte put completed by a flush, and a neighbourhood alltoall on a
 //     ring of all ranks -> one-sided and collective synchronisation costs;
 //   pack and unpack of contiguous, strided and indexed lists through the
@@ -262,7 +263,7 @@ int main(int argc, char **argv) {
       if (node[r] == node[0]) first.push_back(r);
       if (node[r] == node[other]) second.push_back(r);
     }
-    const std::vector<double> sizes = powers(o.quick ? 16384 : 65536, o.max_size, 4);
+    const std::vector<double> sizes = powers(4096, o.max_size, 4);
     const auto samples = calibrate::multi_pair(first, second, sizes, o.settings);
     // Latencies per off-node segment (the first for the fit over all
     // sizes): a later segment's start-up may exceed the node-pong times

@@ -13,8 +13,8 @@
 //   many MESSAGES BYTES SECONDS               one rank sending MESSAGES
 //                                             messages to another node at once
 // Other classes (scripts/benchpress-samples also writes the socket ones) are
-// skipped. Node-pongs below 64 KiB are skipped, as calibrate measures from
-// there: the max-rate model is one of large messages. The off-node gap is
+// skipped, and so are node-pongs below 4 KiB, where calibrate's start:
+// below that a message's latency hides its rate. The off-node gap is
 // the slope of the 8-byte `many` times over MESSAGES, as calibrate fits it.
 // Everything else the samples do not measure (the in-node gap, busy steps,
 // one-sided, collectives, packing) keeps its built-in value and is marked so
@@ -72,7 +72,7 @@ bool read_samples(const char *path, Samples *s) {
         s->pingpong[what][bytes] = seconds;
       } else if (kind == "many") {
         if (bytes == 8) s->many_messages.push_back(count), s->many_seconds.push_back(seconds);
-      } else if (bytes >= 65536) {
+      } else if (bytes >= 4096) {
         s->maxrate.push_back({count, bytes, seconds});
       }
     } else if (!kind.empty() && kind[0] != '#') {
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
     std::printf("other_node gap: %.3f us per message\n", 1e6 * prof.network.other_node.gap);
   }
   if (s.maxrate.empty()) {
-    std::fprintf(stderr, "fit_profile: no node-pong samples of 64 KiB or more\n");
+    std::fprintf(stderr, "fit_profile: no node-pong samples of 4 KiB or more\n");
     return 1;
   }
   prof.network.off_node = m::fit_maxrate_by_size(s.maxrate, prof.network.other_node);

@@ -3,10 +3,12 @@
 // (its factors are the same for every route). A message between ranks of
 // one host takes the profile's same_node segment for its size, others the
 // other_node one: the factors turn the route's latency and bottleneck
-// bandwidth into that segment's alpha and 1/beta.
+// bandwidth into that segment's alpha + delay * size and 1/beta.
 //
-// STF_SMPI_FACTORS names a file of lines "same_node|other_node FROM ALPHA BETA"
-// (scripts/platform writes it), segments in increasing FROM.
+// STF_SMPI_FACTORS names a file of lines
+// "same_node|other_node FROM ALPHA BETA [DELAY]" (scripts/platform writes
+// it), segments in increasing FROM; DELAY (seconds per byte, default 0) is
+// a part of a message's cost per byte that no link shares.
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -17,13 +19,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
 struct Segment {
-  double from, alpha, beta;
+  double from, alpha, beta, delay;
 };
 std::vector<Segment> same_node, other_node;
 
@@ -48,9 +51,15 @@ double route_bandwidth(const std::vector<simgrid::s4u::Link *> &links) {
 
 void load(const char *path) {
   std::ifstream in(path);
-  std::string where;
-  Segment s;
-  while (in >> where >> s.from >> s.alpha >> s.beta) (where == "same_node" ? same_node : other_node).push_back(s);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream cols(line);
+    std::string where;
+    Segment s{0, 0, 0, 0};
+    if (!(cols >> where >> s.from >> s.alpha >> s.beta)) continue;
+    cols >> s.delay;
+    (where == "same_node" ? same_node : other_node).push_back(s);
+  }
   if (same_node.empty() || other_node.empty()) {
     std::fprintf(stderr, "locality_factors: no same_node and other_node segments in %s\n", path);
     std::exit(2);
@@ -62,7 +71,8 @@ void install() {
   model->set_lat_factor_cb([](double size, const simgrid::s4u::Host *src, const simgrid::s4u::Host *dst,
                               const std::vector<simgrid::s4u::Link *> &links, const auto &) {
     const double lat = route_latency(links);
-    return lat > 0 ? segment_for(size, src, dst).alpha / lat : 1.0;
+    const Segment &seg = segment_for(size, src, dst);
+    return lat > 0 ? (seg.alpha + seg.delay * size) / lat : 1.0;
   });
   model->set_bw_factor_cb([](double size, const simgrid::s4u::Host *src, const simgrid::s4u::Host *dst,
                              const std::vector<simgrid::s4u::Link *> &links, const auto &) {

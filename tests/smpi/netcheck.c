@@ -73,10 +73,12 @@ int main(int argc, char **argv) {
     const double other = pingpong(me, 0, per_node, bytes, buf);
     if (me == 0) printf("pingpong %d %.9e %.9e\n", bytes, same, other);
   }
-  for (int pairs = 1; pairs <= per_node; pairs++) {
-    const double rate = pairs_rate(me, per_node, pairs, big, buf);
-    if (me == 0) printf("pairs %d %d %.9e\n", pairs, big, rate);
-  }
+  const int pair_sizes[2] = {8192, big};  // an eager size and a large one
+  for (int i = 0; i < 2; i++)
+    for (int pairs = 1; pairs <= per_node; pairs++) {
+      const double rate = pairs_rate(me, per_node, pairs, pair_sizes[i], buf);
+      if (me == 0) printf("pairs %d %d %.9e\n", pairs, pair_sizes[i], rate);
+    }
   for (int k = 1; k <= per_node; k++) {
     const double t = fan(me, per_node, k, buf);
     if (me == 0) printf("fan %d 8 %.9e\n", k, t);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A generated platform gives the profile's model back (ctest smpi_platform).
 
-  validate.py [--sender-gap] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]
+  validate.py [--sender-gap] [--flat-node-limit] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]
 
 writes a platform of 2 nodes of 4 ranks from the profile (scripts/platform;
 with NODE_RATE_TIMES, the profile's node injection limit set to that many
@@ -9,11 +9,15 @@ times one rank's large-message rate, so that the limit binds at some pair
 count), runs NETCHECK (tests/smpi/netcheck.c) on it and compares:
 - each one-way time, per locality and size, with alpha + beta * bytes of
   the profile's segment for that size;
-- the rate of k concurrent pairs between the nodes with min(k * one pair's
-  rate, the node's limit);
+- the rate of k concurrent pairs between the nodes, at 8 KiB and 16 MiB,
+  with k * S / (alpha + max(beta * S, k * S / limit)): the node's limit
+  at that size, which is the profile's at every size with
+  --flat-node-limit, else scaled by the last segment's beta over S's
+  segment's (scripts/platform);
 - the time of k messages of 8 bytes that one rank sends to the other node
   at once with alpha + (k - 1) * gap: the profile's off-node gap with
-  --sender-gap (passed on to scripts/platform), else 0 (SMPI overlaps them).
+  --sender-gap (passed on to scripts/platform, as --flat-node-limit is),
+  else 0 (SMPI overlaps them).
 Fails when any is more than 10 % off.
 """
 import json
@@ -24,17 +28,21 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
+def segment(segs, nbytes):
+    return [s for s in segs if s["from_bytes"] <= nbytes][-1]
+
+
 def postal(segs, nbytes):
-    seg = [s for s in segs if s["from_bytes"] <= nbytes][-1]
+    seg = segment(segs, nbytes)
     return seg["alpha"] + seg["beta"] * nbytes
 
 
-def main(profile_path, netcheck, out, node_rate_times=None, sender_gap=False):
+def main(profile_path, netcheck, out, node_rate_times=None, flags=()):
     with open(profile_path) as f:
         profile = json.load(f)
     same = profile["postal"]["same_node"]["segments"]
     other = profile["postal"]["other_node"]["segments"]
-    gap = profile["postal"]["other_node"]["gap"] if sender_gap else 0.0
+    gap = profile["postal"]["other_node"]["gap"] if "--sender-gap" in flags else 0.0
     one_rank = 1.0 / other[-1]["beta"]
     node_rate = max(profile["maxrate"]["node_rate"], one_rank)
     if node_rate_times is not None:
@@ -44,8 +52,7 @@ def main(profile_path, netcheck, out, node_rate_times=None, sender_gap=False):
         profile_path = os.path.join(out, "profile.json")
         with open(profile_path, "w") as f:
             json.dump(profile, f)
-    flags = ["--sender-gap"] if sender_gap else []
-    subprocess.run([os.path.join(ROOT, "scripts", "platform")] + flags + [profile_path, "2", "4", out], check=True)
+    subprocess.run([os.path.join(ROOT, "scripts", "platform")] + list(flags) + [profile_path, "2", "4", out], check=True)
     run = subprocess.run([os.path.join(ROOT, "scripts", "smpirun"), out, "8", netcheck],
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
@@ -59,8 +66,10 @@ def main(profile_path, netcheck, out, node_rate_times=None, sender_gap=False):
             rows.append((f"other_node {nbytes:9d} B", float(w[3]) * 1e6, postal(other, nbytes) * 1e6, "us"))
         elif w and w[0] == "pairs":
             k, nbytes = int(w[1]), int(w[2])
-            pair = nbytes / postal(other, nbytes)
-            rows.append((f"{k} pairs    {nbytes:9d} B", float(w[3]) / 1e9, min(k * pair, node_rate) / 1e9, "GB/s"))
+            seg = segment(other, nbytes)
+            limit = node_rate if "--flat-node-limit" in flags else node_rate * other[-1]["beta"] / seg["beta"]
+            want = k * nbytes / (seg["alpha"] + max(seg["beta"] * nbytes, k * nbytes / limit))
+            rows.append((f"{k} pairs    {nbytes:9d} B", float(w[3]) / 1e9, want / 1e9, "GB/s"))
         elif w and w[0] == "fan":
             k, nbytes = int(w[1]), int(w[2])
             rows.append((f"{k} at once  {nbytes:9d} B", float(w[3]) * 1e6, (postal(other, nbytes) + (k - 1) * gap) * 1e6,
@@ -79,7 +88,8 @@ def main(profile_path, netcheck, out, node_rate_times=None, sender_gap=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--sender-gap"]
+    options = ("--sender-gap", "--flat-node-limit")
+    args = [a for a in sys.argv[1:] if a not in options]
     if len(args) not in (3, 4):
-        sys.exit("usage: validate.py [--sender-gap] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]")
-    main(*args, sender_gap="--sender-gap" in sys.argv)
+        sys.exit("usage: validate.py [--sender-gap] [--flat-node-limit] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]")
+    main(*args, flags=[a for a in sys.argv[1:] if a in options])
