@@ -52,7 +52,8 @@ def main(profile_path, netcheck, out, node_rate_times=None, flags=()):
         profile_path = os.path.join(out, "profile.json")
         with open(profile_path, "w") as f:
             json.dump(profile, f)
-    subprocess.run([os.path.join(ROOT, "scripts", "platform")] + list(flags) + [profile_path, "2", "4", out], check=True)
+    platform = os.path.join(ROOT, "scripts", "platform")
+    subprocess.run([platform] + list(flags) + [profile_path, "2", "4", out], check=True)
     run = subprocess.run([os.path.join(ROOT, "scripts", "smpirun"), out, "8", netcheck],
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
@@ -91,5 +92,6 @@ if __name__ == "__main__":
     options = ("--sender-gap", "--flat-node-limit")
     args = [a for a in sys.argv[1:] if a not in options]
     if len(args) not in (3, 4):
-        sys.exit("usage: validate.py [--sender-gap] [--flat-node-limit] PROFILE.json NETCHECK OUTDIR [NODE_RATE_TIMES]")
+        sys.exit("usage: validate.py [--sender-gap] [--flat-node-limit] PROFILE.json NETCHECK OUTDIR "
+                 "[NODE_RATE_TIMES]")
     main(*args, flags=[a for a in sys.argv[1:] if a in options])
