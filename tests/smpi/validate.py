@@ -73,8 +73,8 @@ def main(profile_path, netcheck, out, node_rate_times=None, flags=()):
             rows.append((f"{k} pairs    {nbytes:9d} B", float(w[3]) / 1e9, want / 1e9, "GB/s"))
         elif w and w[0] == "fan":
             k, nbytes = int(w[1]), int(w[2])
-            rows.append((f"{k} at once  {nbytes:9d} B", float(w[3]) * 1e6, (postal(other, nbytes) + (k - 1) * gap) * 1e6,
-                         "us"))
+            want = postal(other, nbytes) + (k - 1) * gap
+            rows.append((f"{k} at once  {nbytes:9d} B", float(w[3]) * 1e6, want * 1e6, "us"))
     bad = 0
     for what, got, want, unit in rows:
         err = got / want - 1
