@@ -27,7 +27,11 @@ void step(Cost *c, const Postal &p, double m, double b, const MaxRate *rate = nu
   const PostalSegment &seg = p.segment(s);
   c->latency += seg.alpha;
   const double node_gap = rate ? rate->node_gap : 0;  // 0: the node adds nothing to its ranks' own gaps
-  c->injection += std::max((m - 1) * p.gap, (std::max(m, node_messages) - 1) * node_gap);
+  // A rank's further messages each take max(gap, beta s) (Postal::time_many):
+  // the bandwidth term below already holds beta s of each, so the gap
+  // adds only what it exceeds that by.
+  const double own_gap = std::max(0.0, p.gap - seg.beta * s);
+  c->injection += std::max((m - 1) * own_gap, (std::max(m, node_messages) - 1) * node_gap);
   const double own = seg.beta * b;
   const double node_rate = rate ? rate->node_rate_for(s) : 0;
   const double node = node_rate > 0 ? node_bytes / node_rate : 0;

@@ -9,8 +9,11 @@
 // Each strategy is a sequence of steps, and a step's time on the busiest
 // rank is, for m messages and b bytes to ranks of one locality class,
 //   latency   alpha(s)                     s = b / m, the mean message size
-//   injection (m - 1) * gap                LogGP's gap, per further message;
-//                                          off the node: max((m - 1) * gap, (M - 1) * G),
+//   injection (m - 1) * max(0, gap - beta(s) * s)
+//                                          LogGP's gap, per further message, beyond
+//                                          what the bandwidth term holds of it (a rank's
+//                                          messages each take max(gap, beta s));
+//                                          off the node: max((m - 1) * that, (M - 1) * G),
 //                                          M the messages leaving the node in that step,
 //                                          G the node's gap (MaxRate::node_gap, 0 unless
 //                                          a profile gives it)

@@ -176,6 +176,21 @@ m::Network network(double alpha_off, double gbps_off, double alpha_on, double gb
 
 }  // namespace
 
+// A rank's messages follow one another at the gap or at their own transfer
+// time, whichever is longer (Postal::time_many): the step prices the same.
+TEST(ModelStrategy, StepChargesTheGapOnlyBeyondEachMessagesTransfer) {
+  const m::Network net = network(2e-6, 1, 0.5e-6, 5, 1e-6);  // off node: 1 ns per byte, gap 1 us
+  m::CommStats st;
+  st.ranks_per_node = 1;
+  st.destination_nodes = 10;
+  for (double s : {100.0, 4000.0}) {  // below and above the gap's worth of bytes
+    st.messages_other_node = 10, st.bytes_other_node = 10 * s;
+    st.bytes_leaving_node = st.unique_bytes_leaving_node = st.max_node_pair_bytes = 10 * s;
+    const m::Cost c = m::cost_standard(net, st);
+    EXPECT_NEAR(c.latency + c.injection + c.bandwidth + c.node_bandwidth, net.other_node.time_many(10, s), 1e-12);
+  }
+}
+
 TEST(ModelStrategy, ManyNodePairsOnASlowNetworkFavourThreeStep) {
   const m::Network net = network(50e-6, 10, 0.3e-6, 5, 4e-6);
   m::CommStats st;
@@ -284,7 +299,9 @@ TEST(ModelStrategy, MessagesThroughTheNodeFavourThreeStepWhenTheNodeGapIsLarge) 
   EXPECT_TRUE(ranked.front().strategy == m::Strategy::three_step || ranked.front().strategy == m::Strategy::split);
   const m::Cost two = m::cost_2step(net, st), three = m::cost_3step(net, st), standard = m::cost_standard(net, st);
   // 2step: 3 further messages through the node at 8 us; standard 15.
-  EXPECT_NEAR(two.injection - three.injection, 3 * 8e-6 - 2 * 2e-6, 1e-12);  // less 3step's gather
+  // Less 3step's gather: 2 further messages of 320 / 3 B at the in-node
+  // gap (2 us) beyond their transfer time (0.2 ns per byte).
+  EXPECT_NEAR(two.injection - three.injection, 3 * 8e-6 - 2 * (2e-6 - 0.2e-9 * 320 / 3), 1e-12);
   EXPECT_GT(two.seconds, three.seconds);
   EXPECT_GT(standard.seconds, two.seconds);
   EXPECT_STREQ(standard.dominant, "injection");
