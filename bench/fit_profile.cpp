@@ -14,8 +14,10 @@
 //                                             messages to another node at once
 // Other classes (scripts/benchpress-samples also writes the socket ones) are
 // skipped, and so are node-pongs below 4 KiB, where calibrate's start:
-// below that a message's latency hides its rate. The off-node gap is
-// the slope of the 8-byte `many` times over MESSAGES, as calibrate fits it.
+// below that a message's latency hides its rate. The off-node gap is the
+// slope of the 8-byte `many` times over MESSAGES (BenchPress's mult-pong:
+// half a round trip of k messages and k replies, so the slope is the mean
+// of a send's and a receive's cost; calibrate's is k sends and one reply).
 // Everything else the samples do not measure (the in-node gap, busy steps,
 // one-sided, collectives, packing) keeps its built-in value and is marked so
 // where the profile can say it.
