@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "profile_print.h"
 #include "model/model.h"
 
 namespace m = stf::model;
@@ -176,14 +177,6 @@ m::Postal measure_heap(int partner, const Options &o) {
   return p;
 }
 #endif
-
-void print_postal(const char *name, const m::Postal &p) {
-  std::printf("%s: %s, gap %.3f us, busy step %.3f us\n", name, p.measured ? "measured" : "built-in (not measured)",
-              1e6 * p.gap, 1e6 * p.busy_step);
-  for (const m::PostalSegment &s : p.segments)
-    std::printf("  from %9.0f B: alpha %8.3f us, 1/beta %8.3f GB/s\n", s.from_bytes, 1e6 * s.alpha,
-                s.beta > 0 ? 1e-9 / s.beta : INFINITY);
-}
 
 // Rates and per-call cost from the two sizes of calibrate::pack_times.
 m::PackRates fit_rates(const calibrate::PackTimes &t) {
@@ -330,15 +323,10 @@ int main(int argc, char **argv) {
 
   int failed = 0;
   if (rank == 0) {
-    print_postal("postal same node", prof.network.same_node);
-    print_postal("postal other node", prof.network.other_node);
-    if (prof.onesided.heap.measured) print_postal("put with signal in a node", prof.onesided.heap);
-    const m::MaxRate &mr = prof.network.off_node;
-    std::printf("max-rate: %s, alpha %.3f us, R_N %.3f GB/s, R_b %.3f GB/s (up to %d pairs)\n",
-                mr.measured ? "measured" : "built-in", 1e6 * mr.alpha, 1e-9 * mr.node_rate, 1e-9 * mr.pair_rate,
-                mr.pairs_measured);
-    for (const m::NodeRateSegment &seg : mr.by_size)
-      std::printf("  R_N from %.0f bytes: %.3f GB/s\n", seg.from_bytes, 1e-9 * seg.node_rate);
+    bench::print_postal("postal same node", prof.network.same_node);
+    bench::print_postal("postal other node", prof.network.other_node);
+    if (prof.onesided.heap.measured) bench::print_postal("put with signal in a node", prof.onesided.heap);
+    bench::print_maxrate(prof.network.off_node);
     std::printf("one-sided sync %.3f us per message, collective %.3f us per call\n", 1e6 * prof.onesided.sync,
                 1e6 * prof.collective.call);
     print_rates("host pack", prof.host_pack);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "profile_print.h"
 
 namespace m = stf::model;
 
@@ -101,10 +102,6 @@ bool fit_class(const Samples &s, const char *cls, m::Postal *out) {
   *out = m::fit_postal(bytes, seconds);
   out->gap = gap;
   out->measured = true;
-  std::printf("%s:\n", cls);
-  for (const m::PostalSegment &seg : out->segments)
-    std::printf("  from %9.0f B: alpha %8.3f us, 1/beta %8.3f GB/s\n", seg.from_bytes, 1e6 * seg.alpha,
-                seg.beta > 0 ? 1e-9 / seg.beta : 0.0);
   return true;
 }
 
@@ -127,20 +124,15 @@ int main(int argc, char **argv) {
   prof.ranks_per_node = 0;  // real nodes
   if (!fit_class(s, "same_node", &prof.network.same_node) || !fit_class(s, "other_node", &prof.network.other_node))
     return 1;
-  if (s.many_messages.size() >= 2) {
-    prof.network.other_node.gap = m::fit_gap(s.many_messages, s.many_seconds);
-    std::printf("other_node gap: %.3f us per message\n", 1e6 * prof.network.other_node.gap);
-  }
+  if (s.many_messages.size() >= 2) prof.network.other_node.gap = m::fit_gap(s.many_messages, s.many_seconds);
   if (s.maxrate.empty()) {
     std::fprintf(stderr, "fit_profile: no node-pong samples of 4 KiB or more\n");
     return 1;
   }
   prof.network.off_node = m::fit_maxrate_by_size(s.maxrate, prof.network.other_node);
-  const m::MaxRate &mr = prof.network.off_node;
-  std::printf("max-rate: R_N %.3f GB/s, R_b %.3f GB/s (up to %d pairs)\n", 1e-9 * mr.node_rate, 1e-9 * mr.pair_rate,
-              mr.pairs_measured);
-  for (const m::NodeRateSegment &seg : mr.by_size)
-    std::printf("  R_N from %.0f bytes: %.3f GB/s\n", seg.from_bytes, 1e-9 * seg.node_rate);
+  bench::print_postal("same_node", prof.network.same_node);
+  bench::print_postal("other_node", prof.network.other_node);
+  bench::print_maxrate(prof.network.off_node);
   std::string error;
   if (!m::write_profile(argv[2], prof, &error)) {
     std::fprintf(stderr, "fit_profile: %s\n", error.c_str());
