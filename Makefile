@@ -144,9 +144,9 @@ test-fuzz:
 # simulated rank has its own copy of its globals), the programs that run
 # on simulated platforms, and the plug-in scripts/smpirun loads, in
 # $(SMPI_BUILD); test-smpi runs the tests of label smpi (part of .ci/run).
-# Benchmarks too on request: make smpi SMPI_TARGETS=nodeaware.
+# Other benchmarks on request: make smpi SMPI_TARGETS=autoselect.
 SMPI_BUILD ?= build-smpi
-SMPI_TARGETS ?= test_ops smpi_netcheck smpi_refusals stf_locality_factors
+SMPI_TARGETS ?= test_ops nodeaware smpi_netcheck smpi_refusals stf_locality_factors
 smpi:
 	@scripts/install-deps.sh --smpi
 	cmake -S . -B $(SMPI_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx \

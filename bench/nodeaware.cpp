@@ -4,7 +4,8 @@
 // For each matrix (Matrix Market files, by default ../shared/matrices) the
 // rows are split over the ranks by nonzeros (stf_csr_create); the ghost SF
 // of that split (roots: the owned entries of x, leaves: the ghost columns a
-// rank needs) is copied into one SF per strategy (-stf_type basic, 2step,
+// rank needs; generated matrices build theirs rank by rank, split as
+// generated_ghosts.h says) is copied into one SF per strategy (-stf_type basic, 2step,
 // 3step, split), all on the same nodes (-stf_ranks_per_node K, or the
 // hosts). Two exchanges are timed: the ghost exchange (stf_bcast of x,
 // MPI_REPLACE) and its transpose (stf_reduce into x, MPI_SUM).
@@ -24,6 +25,7 @@
 
 #include "bench_common.h"
 #include "check.h"
+#include "generated_ghosts.h"
 #include "nodeaware_expect.h"
 
 #include <algorithm>
@@ -65,7 +67,9 @@ void usage(const char *prog) {
       "                         [--quick] [--per-rank] [--timing streamed|isolated] [--json FILE]\n"
       "  SpMV ghost exchange (bcast) and its transpose (reduce) on real matrices with the\n"
       "  node-aware strategies, against basic (one message per peer rank).\n"
-      "  --matrices L        names (bcsstk16) or paths; default every *.mtx.gz in DIR\n"
+      "  --matrices L        names (bcsstk16) or paths; default every *.mtx.gz in DIR; also generated ghost\n"
+      "                      graphs, each rank building its rows: stencil7_N, stencil27_N (N^3 points in boxes),\n"
+      "                      powerlaw_N (N rows; bench/generated_ghosts.h)\n"
       "  --rounds R          rounds in which the strategies take turns (default 7)\n"
       "  --iterations I      exchanges per round and strategy (default: from --seconds)\n"
       "  --seconds S         timed seconds per matrix when --iterations is not given (default 3)\n"
@@ -133,14 +137,9 @@ std::string short_name(const std::string &path) {
   return n.substr(0, n.find(".mtx"));
 }
 
-// The ghost graph of one matrix, with the leaf array's extent.
-struct Graph {
-  stf_int nroots = 0, nleafspace = 0;
-  std::vector<stf_int> ilocal;
-  std::vector<stf_node> iremote;
-  int64_t rows = 0, nnz = 0;
-};
+using Graph = bench::GhostGraph;
 
+// The ghost graph of one matrix, with the leaf array's extent.
 Graph ghost_graph(const stf_coo &g) {
   stf_csr A = nullptr;
   CHECK_STF(stf_csr_create(MPI_COMM_WORLD, &g, STF_PARTITION_NNZ, &A));
@@ -301,15 +300,10 @@ struct Measured {
 };
 
 // Returns false when a count broke a strategy's definition.
-bool run_matrix(const Options &o, const std::string &name, const stf_coo &g, bench::JsonLog &log) {
+bool run_matrix(const Options &o, const std::string &name, const Graph &h, bench::JsonLog &log) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (g.nrows != g.ncols) {
-    if (rank == 0) std::printf("# %s: not square, skipped\n", name.c_str());
-    return true;
-  }
-  const Graph h = ghost_graph(g);
   std::vector<stf_sf> sfs;
   std::vector<std::string> names;  // "auto" is shown with its choice, "auto:3step"
   for (const std::string &s : o.strategies) {
@@ -470,7 +464,8 @@ int main(int argc, char **argv) {
   bool have_dir = false;
   if (DIR *d = opendir(opt.dir.c_str())) have_dir = true, closedir(d);
   bool need_dir = opt.matrices.empty();
-  for (const std::string &m : opt.matrices) need_dir |= m.find('/') == std::string::npos;
+  for (const std::string &m : opt.matrices)
+    need_dir |= m.find('/') == std::string::npos && !bench::generated_ghosts(MPI_COMM_WORLD, m, nullptr);
   if (!have_dir && need_dir) {
     // No matrices on this machine: a distinct code that CTest reports as skipped.
     if (rank == 0) std::fprintf(stderr, "nodeaware: no matrix directory %s (--dir or STF_MATRIX_DIR)\n", opt.dir.c_str());
@@ -478,7 +473,8 @@ int main(int argc, char **argv) {
     return 77;
   }
   std::vector<std::string> paths = opt.matrices.empty() ? bench::matrix_names(opt.dir) : opt.matrices;
-  for (std::string &m : paths) m = path_of(opt, m);
+  for (std::string &m : paths)
+    if (!bench::generated_ghosts(MPI_COMM_WORLD, m, nullptr)) m = path_of(opt, m);
   if (paths.empty()) {
     if (rank == 0) std::fprintf(stderr, "nodeaware: no *.mtx.gz in %s (--dir or --matrices)\n", opt.dir.c_str());
     MPI_Finalize();
@@ -505,12 +501,23 @@ int main(int argc, char **argv) {
   bench::JsonLog log;
   bool ok = true;
   for (const std::string &path : paths) {
+    Graph h;
+    if (bench::generated_ghosts(MPI_COMM_WORLD, path, nullptr)) {
+      // Refused on every rank alike (rank 0 says why): the run ends here.
+      if (!bench::generated_ghosts(MPI_COMM_WORLD, path, &h)) {
+        MPI_Finalize();
+        return 1;
+      }
+      ok &= run_matrix(opt, path, h, log);
+      continue;
+    }
     stf_coo g{};
     if (stf_mm_read(path.c_str(), &g) != STF_SUCCESS) {
       if (rank == 0) std::fprintf(stderr, "nodeaware: cannot read %s: %s\n", path.c_str(), stf_last_error_message());
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    ok &= run_matrix(opt, short_name(path), g, log);
+    if (g.nrows == g.ncols) ok &= run_matrix(opt, short_name(path), ghost_graph(g), log);
+    else if (rank == 0) std::printf("# %s: not square, skipped\n", short_name(path).c_str());
     stf_coo_free(&g);
   }
   int rc = ok ? 0 : 3;
