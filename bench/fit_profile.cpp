@@ -11,7 +11,8 @@
 //   maxrate PAIRS BYTES SECONDS               node-pong: PAIRS pairs of two
 //                                             nodes at once, one-way time
 //   many MESSAGES BYTES SECONDS               one rank sending MESSAGES
-//                                             messages to another node at once
+//                                             messages to another node (BenchPress:
+//                                             blocking sends, one after another)
 // Other classes (scripts/benchpress-samples also writes the socket ones) are
 // skipped, and so are node-pongs below 4 KiB, where calibrate's start:
 // below that a message's latency hides its rate. The off-node gap is the
