@@ -85,13 +85,15 @@ int send_and_receive(MPI_Comm comm, int tag, const Messages &wanted, int expecte
 }
 
 // Everybody learns how many messages it will receive from a sum over a
-// communicator-sized array of flags. A rank that cannot allocate that array
-// (out of memory) cannot take part in the sum: one small allreduce before it
+// communicator-sized array of flags, scattered as it is summed (the
+// personalized census of the paper above): each rank receives its own entry
+// only, which moves O(P) bytes per rank where an allreduce of the array
+// moves O(P log P) in its recursive doubling. A rank that cannot allocate
+// that array (out of memory) cannot take part in the sum: one small allreduce before it
 // makes every rank fail instead of leaving the others in it.
-int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
-  int size = 0, rank = 0;
+int census(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
+  int size = 0;
   MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
   int failed = STF_SUCCESS;
   std::vector<int> flags;
   std::vector<MPI_Request> sends;
@@ -103,8 +105,9 @@ int allreduce_counts(MPI_Comm comm, int tag, const Messages &wanted, std::vector
   }
   STF_CHECK(agree(comm, failed));
   for (int r : wanted.ranks) flags[r] = 1;
-  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, flags.data(), size, MPI_INT, MPI_SUM, comm));
-  return send_and_receive(comm, tag, wanted, flags[rank], sends.data(), got);
+  int expected = 0;
+  STF_MPI(MPI_Reduce_scatter_block(flags.data(), &expected, 1, MPI_INT, MPI_SUM, comm));
+  return send_and_receive(comm, tag, wanted, expected, sends.data(), got);
 }
 
 // The messages received, by sending rank.
@@ -120,7 +123,7 @@ int discover(const Comm &c, TwoSided algo, const Messages &wanted, Messages *ask
   const MPI_Comm comm = c.comm;
   const int tag = c.tag(which);
   std::vector<Received> got;
-  STF_CHECK(algo == TwoSided::nbx ? nbx(comm, tag, wanted, &got) : allreduce_counts(comm, tag, wanted, &got));
+  STF_CHECK(algo == TwoSided::nbx ? nbx(comm, tag, wanted, &got) : census(comm, tag, wanted, &got));
   collect(&got, asked);
   return STF_SUCCESS;
 }
