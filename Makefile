@@ -144,7 +144,8 @@ test-fuzz:
 # simulated rank has its own copy of its globals), the programs that run
 # on simulated platforms, and the plug-in scripts/smpirun loads, in
 # $(SMPI_BUILD); test-smpi runs the tests of label smpi (part of .ci/run).
-# Other benchmarks on request: make smpi SMPI_TARGETS=autoselect.
+# Other benchmarks on request: SMPI_TARGETS replaces the list (make smpi
+# SMPI_TARGETS="autoselect calibrate stf_locality_factors").
 SMPI_BUILD ?= build-smpi
 SMPI_TARGETS ?= test_ops nodeaware smpi_netcheck smpi_refusals stf_locality_factors
 smpi:

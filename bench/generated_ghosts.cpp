@@ -5,6 +5,8 @@
 #include "check.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,12 +15,15 @@
 namespace bench {
 namespace {
 
-// "kind_N" -> N, or 0 when name is not kind followed by '_' and a number.
+// "kind_N" -> N, or 0 when name is not kind followed by '_' and a number;
+// -1 for a number past int64_t.
 int64_t size_of(const std::string &name, const std::string &kind) {
   if (name.size() <= kind.size() + 1 || name.compare(0, kind.size() + 1, kind + "_") != 0) return 0;
   char *end = nullptr;
+  errno = 0;
   const long long n = std::strtoll(name.c_str() + kind.size() + 1, &end, 10);
-  return *end == '\0' && n > 0 ? n : 0;
+  if (*end != '\0' || n <= 0) return 0;
+  return errno == ERANGE ? -1 : n;
 }
 
 bool refuse(MPI_Comm comm, const std::string &name, const char *why) {
@@ -33,8 +38,11 @@ bool refuse(MPI_Comm comm, const std::string &name, const char *why) {
 bool stencil(MPI_Comm comm, const std::string &name, int64_t n, bool box, GhostGraph *out) {
   int ranks;
   MPI_Comm_size(comm, &ranks);
+  if (n < 0 || n > 1290) return refuse(comm, name, "more than 1290^3 points (an int counts them)");
   if (n * n * n < ranks) return refuse(comm, name, "fewer points than ranks");
-  stf_grid_desc d = {3, {n, n, n}, {0, 0, 0}, {0, 0, 0}, box ? STF_STENCIL_BOX : STF_STENCIL_STAR, 1, 1, nullptr};
+  // basic: the grid's SF is only read for its graph, whatever STF_TYPE says.
+  stf_grid_desc d = {3, {n, n, n}, {0, 0, 0}, {0, 0, 0}, box ? STF_STENCIL_BOX : STF_STENCIL_STAR, 1, 1,
+                     "-stf_type basic"};
   stf_grid grid = nullptr;
   if (stf_grid_create(comm, &d, &grid) != STF_SUCCESS) return refuse(comm, name, stf_last_error_message());
   stf_sf sf = nullptr;
@@ -53,7 +61,7 @@ bool stencil(MPI_Comm comm, const std::string &name, int64_t n, bool box, GhostG
     g.nleafspace = std::max(g.nleafspace, g.ilocal.back() + 1);
   }
   CHECK_STF(stf_grid_destroy(&grid));
-  // Entries per direction: 3 points on each of n - 2 inner lines, 2 at the ends.
+  // Entries per direction: 3 for each of the n - 2 inner points, 2 for each end.
   const int64_t line = 3 * n - 2;
   g.rows = n * n * n;
   g.nnz = box ? line * line * line : 7 * n * n * n - 6 * n * n;
@@ -76,8 +84,8 @@ struct SplitMix {
 
 // Rows of rank r under an even split: [first(r), first(r + 1)).
 struct EvenSplit {
-  int64_t n, base, extra;
-  EvenSplit(int64_t rows, int ranks) : n(rows), base(rows / ranks), extra(rows % ranks) {}
+  int64_t base, extra;
+  EvenSplit(int64_t rows, int ranks) : base(rows / ranks), extra(rows % ranks) {}
   int64_t first(int r) const { return r * base + std::min<int64_t>(r, extra); }
   int owner(int64_t row) const {
     const int64_t big = (base + 1) * extra;  // rows of the ranks holding base + 1
@@ -89,10 +97,11 @@ bool powerlaw(MPI_Comm comm, const std::string &name, int64_t n, GhostGraph *out
   int rank, ranks;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
+  if (n < 0 || n > INT_MAX) return refuse(comm, name, "more rows than an int counts");
   if (n < ranks) return refuse(comm, name, "fewer rows than ranks");
   const EvenSplit split(n, ranks);
   // Column of popularity k: (stride * k + n / 3) mod n, a permutation as
-  // stride and n have no common factor.
+  // stride and n have no common factor (both below 2^31: no overflow).
   int64_t stride = static_cast<int64_t>(0.6180339887 * static_cast<double>(n)) | 1;
   while (std::gcd(stride, n) != 1) stride += 2;
   const double top = std::cbrt(static_cast<double>(n) + 1.0) - 1.0;
@@ -106,7 +115,7 @@ bool powerlaw(MPI_Comm comm, const std::string &name, int64_t n, GhostGraph *out
     for (int64_t e = 0; e < entries; ++e) {
       const double x = std::pow(1.0 + rng.unit() * top, 3.0);  // weight x^(-2/3) on [1, n + 1]
       const int64_t k = std::min<int64_t>(n - 1, static_cast<int64_t>(x) - 1);
-      row.push_back(static_cast<int64_t>((static_cast<unsigned __int128>(stride) * k + n / 3) % n));
+      row.push_back((stride * k + n / 3) % n);
     }
     std::sort(row.begin(), row.end());
     row.erase(std::unique(row.begin(), row.end()), row.end());

@@ -26,14 +26,16 @@ struct GhostGraph {
 //   (not periodic), split in boxes over a 3D process grid (stf_grid with
 //   MPI_Dims_create's grid), rows numbered box by box;
 // - "powerlaw_N": N rows split evenly in row order; row i has floor(1/u^(2/3))
-//   off-diagonal draws (u uniform in (0, 1]: a Pareto tail of exponent 2.5,
-//   mean 2.6, at most 1,000), each in a column drawn with weight
+//   off-diagonal draws (u uniform in (0, 1]: Pareto index 1.5, density of
+//   exponent -2.5, mean 2.55, at most 1,000), each in a column drawn with weight
 //   (k + 1)^(-2/3) for the column of popularity k, whose columns are
 //   scattered over the rows by a fixed permutation (so that every rank
 //   holds a few of the most read entries). Every row's entries come from
 //   its own seed: any split gives the same matrix.
 // With out == nullptr only the name is checked; else collective over comm,
-// and false also for N too small for comm's ranks (a message on rank 0).
+// and false on every rank where the matrix cannot be made (fewer rows or
+// points than ranks, more than an int counts, a process grid stf_grid
+// refuses), with a message on rank 0.
 bool generated_ghosts(MPI_Comm comm, const std::string &name, GhostGraph *out);
 
 }  // namespace bench

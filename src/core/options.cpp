@@ -28,7 +28,9 @@ bool one_of(const char *values, const std::string &v) {
 
 const OptionSpec twosided_spec = {
     "stf_twosided", "STF_TWOSIDED", "nbx|allreduce",
-    "two-sided discovery at set-up: NBX (Issend + Ibarrier) or a sum of counts (MPI_Reduce_scatter_block; default nbx)", "nbx",
+    "two-sided discovery at set-up: NBX (Issend + Ibarrier) or a sum of counts (MPI_Reduce_scatter_block; "
+    "default nbx)",
+    "nbx",
     [](const std::string &v, Options *o) {
       if (v == "nbx") o->twosided = TwoSided::nbx;
       else if (v == "allreduce") o->twosided = TwoSided::allreduce;

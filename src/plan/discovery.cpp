@@ -87,10 +87,11 @@ int send_and_receive(MPI_Comm comm, int tag, const Messages &wanted, int expecte
 // Everybody learns how many messages it will receive from a sum over a
 // communicator-sized array of flags, scattered as it is summed (the
 // personalized census of the paper above): each rank receives its own entry
-// only, which moves O(P) bytes per rank where an allreduce of the array
-// moves O(P log P) in its recursive doubling. A rank that cannot allocate
-// that array (out of memory) cannot take part in the sum: one small allreduce before it
-// makes every rank fail instead of leaving the others in it.
+// only, about half the bytes of an allreduce of the array, and O(P) per rank
+// where the recursive doubling MPIs pick for small arrays moves O(P log P).
+// A rank that cannot allocate that array (out of memory) cannot take part in
+// the sum: one small allreduce before it makes every rank fail instead of
+// leaving the others in it.
 int census(MPI_Comm comm, int tag, const Messages &wanted, std::vector<Received> *got) {
   int size = 0;
   MPI_Comm_size(comm, &size);
