@@ -47,19 +47,7 @@ bool stencil(MPI_Comm comm, const std::string &name, int64_t n, bool box, GhostG
   if (stf_grid_create(comm, &d, &grid) != STF_SUCCESS) return refuse(comm, name, stf_last_error_message());
   stf_sf sf = nullptr;
   CHECK_STF(stf_grid_get_sf(grid, &sf, nullptr));
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  stf_int nleaves = 0;
-  const stf_int *ilocal = nullptr;
-  const stf_node *iremote = nullptr;
-  GhostGraph g;
-  CHECK_STF(stf_get_graph(sf, &g.nroots, &nleaves, &ilocal, &iremote));
-  for (stf_int l = 0; l < nleaves; ++l) {
-    if (iremote[l].rank == rank) continue;
-    g.ilocal.push_back(ilocal ? ilocal[l] : l);
-    g.iremote.push_back(iremote[l]);
-    g.nleafspace = std::max(g.nleafspace, g.ilocal.back() + 1);
-  }
+  GhostGraph g = ghost_graph_of(sf);
   CHECK_STF(stf_grid_destroy(&grid));
   // Entries per direction: 3 for each of the n - 2 inner points, 2 for each end.
   const int64_t line = 3 * n - 2;
@@ -142,6 +130,25 @@ bool powerlaw(MPI_Comm comm, const std::string &name, int64_t n, GhostGraph *out
 }
 
 }  // namespace
+
+GhostGraph ghost_graph_of(stf_sf sf) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CHECK_STF(stf_get_comm(sf, &comm));
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  stf_int nleaves = 0;
+  const stf_int *ilocal = nullptr;
+  const stf_node *iremote = nullptr;
+  GhostGraph g;
+  CHECK_STF(stf_get_graph(sf, &g.nroots, &nleaves, &ilocal, &iremote));
+  for (stf_int l = 0; l < nleaves; ++l) {
+    if (iremote[l].rank == rank) continue;
+    g.ilocal.push_back(ilocal ? ilocal[l] : l);
+    g.iremote.push_back(iremote[l]);
+    g.nleafspace = std::max(g.nleafspace, g.ilocal.back() + 1);
+  }
+  return g;
+}
 
 bool generated_ghosts(MPI_Comm comm, const std::string &name, GhostGraph *out) {
   const int64_t s7 = size_of(name, "stencil7"), s27 = size_of(name, "stencil27"), pl = size_of(name, "powerlaw");

@@ -21,6 +21,10 @@ struct GhostGraph {
   int64_t rows = 0, nnz = 0;  // the whole matrix's
 };
 
+// The graph of sf (the CSR's ghost SF, a grid's) as an SpMV's ghost
+// exchange has it: its leaves on other ranks only; rows and nnz left 0.
+GhostGraph ghost_graph_of(stf_sf sf);
+
 // True when name is one of:
 // - "stencil7_N", "stencil27_N": the 7- or 27-point stencil on N^3 points
 //   (not periodic), split in boxes over a 3D process grid (stf_grid with

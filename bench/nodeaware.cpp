@@ -145,16 +145,7 @@ Graph ghost_graph(const stf_coo &g) {
   CHECK_STF(stf_csr_create(MPI_COMM_WORLD, &g, STF_PARTITION_NNZ, &A));
   stf_sf ghost = nullptr;
   CHECK_STF(stf_csr_get_ghost_sf(A, &ghost));
-  Graph h;
-  stf_int nleaves = 0;
-  const stf_int *ilocal = nullptr;
-  const stf_node *iremote = nullptr;
-  CHECK_STF(stf_get_graph(ghost, &h.nroots, &nleaves, &ilocal, &iremote));
-  for (stf_int l = 0; l < nleaves; ++l) {
-    h.ilocal.push_back(ilocal ? ilocal[l] : l);
-    h.iremote.push_back(iremote[l]);
-    h.nleafspace = std::max(h.nleafspace, h.ilocal.back() + 1);
-  }
+  Graph h = bench::ghost_graph_of(ghost);
   h.rows = g.nrows;
   h.nnz = g.nnz;
   CHECK_STF(stf_csr_destroy(&A));
