@@ -101,14 +101,47 @@ struct StrategyOp {
 
 namespace {
 
-// Collective: plan the steps, then make an SF for each step some rank uses.
-// Every rank takes part whatever failed where (earlier: this rank's failure
-// before it, c may then be null), and every rank returns the same.
+// Collective: plan the steps, make an SF for each and plan them inside the
+// nodes, then one allreduce over the communicator says which steps some rank
+// uses and whether any rank failed so far; the others are dropped, the
+// used ones get their transports. Every rank takes part whatever failed
+// where (earlier: this rank's failure before it, c may then be null): a
+// failure up to the allreduce fails every rank; a step transport's failure
+// after it is this rank's, agreed by the SF's install_plan.
 int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
                 stf_int chunk_units, Chain *c, int earlier) {
   StepGraphs g;
   int rc = plan_node_aware(sf, kind, chunk_units, &g, earlier);
   const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
+  // Every rank makes every step's SF, also where something failed, so
+  // that all take the same tags.
+  Chain made;
+  for (int k = 0; k < kSteps; k++) {
+    int ok = stf_create(sf->comm, &made.sf[k]);
+    if (!ok && !rc) try {
+        stf_sf step = made.sf[k];
+        step->opts = sf->opts;
+        step->opts.type = k == G ? net_transport : node_transport;
+        const StepGraph &sg = *graphs[k];
+        const stf_int n = static_cast<stf_int>(sg.roots.size());
+        ok = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
+                           sg.roots.data(), STF_COPY_VALUES);
+      } catch (...) {
+        ok = exception_error();
+      }
+    if (made.sf[k]) {
+      // The SF's own summary and view cover them; off on every rank, as a
+      // summary at destruction is collective (the defaults may have it on).
+      made.sf[k]->opts.log_view = false;
+      made.sf[k]->opts.view = false;
+    }
+    if (!rc) rc = ok;
+  }
+  // G's root side comes from the planning: the others stay inside nodes.
+  const Messages *known[kSteps] = {};
+  known[G] = &g.cross_root;
+  std::vector<std::unique_ptr<Plan>> plans;
+  rc = plan_steps(sf, made.sf, known, kSteps, &plans, rc);
   // Per step, whether a rank uses it; then the largest error code and the
   // lowest rank that failed.
   int used[kSteps + 2];
@@ -118,35 +151,15 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kSteps + 2, MPI_INT, MPI_MAX, sf->comm));
   if (rc) return rc;
   if (used[kSteps])
-    return set_error(used[kSteps], "node-aware set-up: rank %d failed planning the steps (its message says why)",
+    return set_error(used[kSteps], "node-aware set-up: rank %d failed making the steps (its message says why)",
                      sf->size - used[kSteps + 1]);
+  for (int k = 0; k < kSteps; k++) {
+    if (!used[k]) stf_destroy(&made.sf[k]);  // not set up: nothing collective
+    std::swap(c->sf[k], made.sf[k]);
+  }
   c->send_units = g.send_units;
   c->recv_units = g.recv_units;
-  // Every rank makes every step's SF (so that all take the same tags), then
-  // sets them up together (one exchange inside each node for all steps),
-  // where a failure to make one is agreed on.
-  for (int k = 0; k < kSteps; k++) {
-    if (!used[k]) continue;
-    int made = stf_create(sf->comm, &c->sf[k]);
-    stf_sf step = c->sf[k];
-    if (!made) try {
-        step->opts = sf->opts;
-        step->opts.type = k == G ? net_transport : node_transport;
-        step->opts.log_view = false;  // the SF's own summary and view cover them
-        step->opts.view = false;
-        const StepGraph &sg = *graphs[k];
-        const stf_int n = static_cast<stf_int>(sg.roots.size());
-        made = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
-                             sg.roots.data(), STF_COPY_VALUES);
-      } catch (...) {
-        made = exception_error();
-      }
-    if (!rc) rc = made;
-  }
-  // G's root side comes from the planning: the others stay inside nodes.
-  const Messages *known[kSteps] = {};
-  known[G] = &g.cross_root;
-  return setup_together(sf, c->sf, known, kSteps, rc);
+  return install_steps(c->sf, &plans);
 }
 
 class NodeAware : public Strategy {
@@ -160,9 +173,7 @@ class NodeAware : public Strategy {
         chunk_units_(kind == NodeAwareKind::split ? static_cast<stf_int>(std::min<long>(INT_MAX, capped_units(split_bytes_)))
                                                   : 0) {}
 
-  // Collective: the steps, for every unit. Their place is made first, so
-  // that nothing is allocated once the steps' SFs exist (their destruction
-  // may be collective).
+  // Collective: the steps, for every unit.
   int init() {
     int rc = STF_SUCCESS;
     try {
@@ -170,9 +181,7 @@ class NodeAware : public Strategy {
     } catch (...) {
       rc = exception_error();
     }
-    rc = build_chain(sf_, kind_, node_transport_, net_transport_, chunk_units_, chain_.get(), rc);
-    if (rc) chain_.reset();
-    return rc;
+    return build_chain(sf_, kind_, node_transport_, net_transport_, chunk_units_, chain_.get(), rc);
   }
 
   int begin(const OpArgs &a, const Resolved &res, StrategyOp **out) override {
@@ -404,9 +413,12 @@ int make_node_aware(stf_sf sf, NodeAwareKind kind, std::unique_ptr<Strategy> *ou
       rc = exception_error();
     }
   if (rc) return build_chain(sf, kind, "", "", 0, nullptr, rc);  // takes part, and every rank fails
-  STF_CHECK(s->init());
+  // Handed out even where it failed: a step's transport may be collective
+  // to destroy, so the steps go when the SF's set-up is cleared on every
+  // rank (install_plan).
+  rc = s->init();
   *out = std::move(s);
-  return STF_SUCCESS;
+  return rc;
 }
 
 }  // namespace stf

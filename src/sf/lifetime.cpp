@@ -44,7 +44,11 @@ Shell *take_shell() {
 void give_back(Shell *s) {
   s->state.store(dead, std::memory_order_release);
   std::lock_guard<std::mutex> l(shells_mutex);
-  dead_shells().push_back(s);
+  try {
+    dead_shells().push_back(s);
+  } catch (...) {
+    // No memory to queue it: leaked, dead and readable, never reused.
+  }
 }
 
 }  // namespace

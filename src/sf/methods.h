@@ -25,7 +25,9 @@ enum class MethodKind { transport, strategy, chooser };
 // Collective: plans the steps of sf (set up: its plan and topology exist)
 // and sets up their SFs. earlier: this rank's failure before it (sf is then
 // not set up); a rank that fails takes part in every collective all the
-// same, and every rank fails.
+// same. A failure in the planning fails every rank; one in a step's
+// transport is this rank's, and *out may then be set: the caller agrees on
+// it and clears the set-up (install_plan).
 using StrategyFactory = int (*)(stf_sf_s *sf, std::unique_ptr<Strategy> *out, int earlier);
 
 struct Method {

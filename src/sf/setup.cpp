@@ -18,10 +18,11 @@ void *device_stream() {
   return active_device(&dev) == STF_SUCCESS ? dev->library_stream() : nullptr;
 }
 
-// Each collective step (choosing, the transport, the strategy) makes a
-// rank's failure in it every rank's, and nothing between them can fail: a
-// rank returning alone would leave the others in the next step's
-// collectives.
+// Each collective step (choosing, the transport, the strategy's planning)
+// makes a rank's failure in it every rank's, and nothing between them can
+// fail: a rank returning alone would leave the others in the next step's
+// collectives. A strategy's step transports fail alone; install_plan
+// agrees on that.
 int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));  // made already: nothing collective
@@ -68,38 +69,39 @@ int install_plan(stf_sf sf, std::unique_ptr<Plan> plan) {
   return rc;
 }
 
-// A rank that fails on one SF still makes the later ones' transports, whose
-// set-up may be collective.
-int setup_together(stf_sf sf, const stf_sf *sfs, const Messages *const *known, int n, int earlier) {
-  std::vector<stf_sf> used;
-  std::vector<std::unique_ptr<Plan>> plans;
-  std::vector<Plan *> raw;
+int plan_steps(stf_sf sf, const stf_sf *sfs, const Messages *const *known, int n,
+               std::vector<std::unique_ptr<Plan>> *plans, int earlier) {
   std::vector<const Graph *> graphs;
   std::vector<const Messages *> roots;
+  std::vector<Plan *> raw;
   int rc = earlier;
   if (!rc) try {
+      plans->clear();
+      plans->resize(n);
       for (int k = 0; k < n; k++) {
         if (!sfs[k]) continue;
-        used.push_back(sfs[k]);
-        plans.push_back(std::make_unique<Plan>());
-        raw.push_back(plans.back().get());
+        (*plans)[k] = std::make_unique<Plan>();
+        raw.push_back((*plans)[k].get());
         graphs.push_back(sfs[k]);
         roots.push_back(known[k]);
       }
     } catch (...) {
       rc = exception_error();
     }
-  if (rc) used.clear(), raw.clear(), graphs.clear(), roots.clear();  // takes part, asking for nothing
-  rc = build_plans(*sf, *sf->topology, Tag::steps, graphs, roots, sf->opts, raw, rc);
-  if (sf->opts.validate) rc = agree(sf->comm, rc);
-  STF_CHECK(rc);
-  for (std::size_t k = 0; k < used.size(); k++) {
-    const int made = install_alone(used[k], std::move(plans[k]));
+  if (rc) raw.clear(), graphs.clear(), roots.clear();  // takes part, asking for nothing
+  return build_plans(*sf, *sf->topology, Tag::steps, graphs, roots, sf->opts, raw, rc);
+}
+
+// A rank whose step transport fails still makes the later ones (their
+// set-up may be collective), and clears none of them: some may be
+// collective to destroy, so they go with the SF's set-up, on every rank.
+int install_steps(const stf_sf *sfs, std::vector<std::unique_ptr<Plan>> *plans) {
+  int rc = STF_SUCCESS;
+  for (std::size_t k = 0; k < plans->size(); k++) {
+    if (!sfs[k]) continue;
+    const int made = install_alone(sfs[k], std::move((*plans)[k]));
     if (!rc) rc = made;
   }
-  if (sf->opts.validate) rc = agree(sf->comm, rc);
-  if (rc)
-    for (stf_sf s : used) clear_setup(s);
   return rc;
 }
 

@@ -72,16 +72,20 @@ int ensure_setup(stf_sf sf, bool agreed = false);
 // for a node-aware type, its strategy. Collective. On failure the SF is not
 // set up; with -stf_validate every rank fails if one does.
 int install_plan(stf_sf sf, std::unique_ptr<Plan> plan);
-// Set up the n SFs of sfs that are not null together: a strategy's steps,
-// made on the communicator of sf (set up), each with its graph and sf's
-// options; as many on every rank where none failed (earlier: this rank's
-// failure so far, when it may lack some). known[k], where not null, is SF
-// k's root side, derived by the strategy; every other edge stays inside
-// its node. One exchange of requests inside each node for all (plan.h,
-// build_plans; sf's Tag::steps) and, with -stf_validate, one agreement
-// before and one after their transports. Collective over sf's
-// communicator; all or nothing as stf_setup.
-int setup_together(stf_sf sf, const stf_sf *sfs, const Messages *const *known, int n, int earlier);
+// A strategy's steps, set up in two parts around the strategy's one
+// agreement over sf's communicator. plan_steps plans the n SFs of sfs that
+// are not null (made on the communicator of sf, set up, each with its
+// graph and sf's options; as many on every rank where none failed so far,
+// earlier being this rank's failure) in one exchange of requests inside
+// each node (plan.h, build_plans; sf's Tag::steps): known[k], where not
+// null, is SF k's root side, derived by the strategy; every other edge
+// stays inside its node. Collective over each node: it agrees there first.
+int plan_steps(stf_sf sf, const stf_sf *sfs, const Messages *const *known, int n,
+               std::vector<std::unique_ptr<Plan>> *plans, int earlier);
+// Then, once every rank knows that every plan was made: their transports.
+// A failure is this rank's; the SF's own set-up (install_plan) agrees on
+// it and clears the steps with the strategy.
+int install_steps(const stf_sf *sfs, std::vector<std::unique_ptr<Plan>> *plans);
 // Back to an SF that is not set up: the plan, topology, transport, strategy,
 // multi-SF and operations' state go; -stf_type auto chooses again (sf.cpp).
 void clear_setup(stf_sf sf);

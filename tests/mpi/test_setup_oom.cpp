@@ -13,10 +13,12 @@
 // Covered: every transport and strategy, -stf_type auto's choice, NBX and
 // allreduce discovery, -stf_autotune's trial up to its first operation, and
 // stf_create of the first SF of a communicator (the communicator's
-// duplicate). The trial's operations are not covered (no operation is: a
-// rank whose begin runs out of memory can leave the others waiting; the
-// header says so): the shortage ends at the trial's first MPI_Barrier,
-// which this program intercepts (the MPI profiling interface).
+// duplicate); a strategy's steps on windows (collective to destroy) and
+// with -stf_log_view in the environment (collective summaries). The
+// trial's operations are not covered (no operation is: a rank whose begin
+// runs out of memory can leave the others waiting; the header says so):
+// the shortage ends at the trial's first MPI_Barrier, which this program
+// intercepts (the MPI profiling interface).
 // Then a bcast's begin short of memory on one rank (once), which that rank
 // begins again, the others beginning theirs after the failure
 // (begin_short_of_memory).
@@ -146,6 +148,12 @@ bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int 
   stf_sf sf = make_sf(ck, c, options);
   if (!sf) return false;
   MPI_Barrier(MPI_COMM_WORLD);
+  // A strategy's step SFs take their defaults from the environment: one
+  // with -stf_log_view destroyed where set-up failed would start its
+  // summary's reductions on the failing ranks alone, unless the strategy
+  // turns the option off on every rank, whatever failed.
+  const bool steps = std::strstr(options, "step") || std::strstr(options, "split");
+  if (steps) setenv("STF_LOG_VIEW", "1", 1);
   failed_one = false;
   if (me == victim) {
     stays_short = persistent;
@@ -153,6 +161,7 @@ bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int 
   }
   const int rc = stf_setup(sf);
   allocations_left = -1;
+  if (steps) unsetenv("STF_LOG_VIEW");
   const std::string message = stf_last_error_message();
   int mine[2] = {failed_one ? 1 : 0, rc}, most[2] = {0, 0}, least[2] = {0, 0};
   MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -305,6 +314,9 @@ int main(int argc, char **argv) {
                                "-stf_type putsignal -stf_ranks_per_node 2",
                                "-stf_type auto -stf_ranks_per_node 2",
                                "-stf_type 2step -stf_ranks_per_node 2",
+                               // windows: steps collective to destroy
+                               "-stf_type 2step -stf_ranks_per_node 2 -stf_node_transport window "
+                               "-stf_net_transport window",
                                "-stf_type 3step -stf_ranks_per_node 2",
                                "-stf_type split -stf_ranks_per_node 2 -stf_split_bytes 16",
                                "-stf_type basic -stf_twosided allreduce",
@@ -314,9 +326,11 @@ int main(int argc, char **argv) {
     const std::string emulated = " -stf_ranks_per_node 2";
     // Across hosts, only what takes its nodes from the hosts, less the
     // autotuned trial (three quarters of the time, and emulated nodes cover
-    // it): the single-host runs cover the rest. Each set-up here is many
+    // it) and window steps: the single-host runs cover the rest. Each set-up here is many
     // round trips over TCP, and a busy machine slows those tenfold.
-    if (hosts && (with.find(emulated) == std::string::npos || with.find("autotune") != std::string::npos)) continue;
+    if (hosts && (with.find(emulated) == std::string::npos || with.find("autotune") != std::string::npos ||
+                  with.find("window") != std::string::npos))
+      continue;
     if (hosts) with.erase(with.find(emulated), emulated.size());
     const char *options = with.c_str();
     for (int victim = 0; victim < nranks; victim++) {
