@@ -11,6 +11,7 @@
       (nodes x ranks per node) in the order of the files.
 """
 import argparse
+import itertools
 import json
 from collections import defaultdict
 
@@ -37,7 +38,7 @@ def records(paths):
 
 def plot_setup(out, runs):
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 7), sharex=True, height_ratios=[2, 1])
-    for style, (label, paths) in zip(STYLES, runs):
+    for style, (label, paths) in zip(itertools.cycle(STYLES), runs):
         times = defaultdict(dict)  # type -> ranks -> us
         for r in records(paths):
             times[r["options"].split()[-1]].setdefault(r["ranks"], r["us"])
@@ -64,8 +65,7 @@ def plot_nodeaware(out, paths):
     ratios = defaultdict(lambda: defaultdict(dict))  # matrix -> platform -> strategy -> ratio
     platforms = []
     for p in paths:
-        with open(p) as f:
-            recs = [r for r in json.load(f) if r["direction"] == "bcast"]
+        recs = [r for r in records([p]) if r["direction"] == "bcast"]
         if not recs:
             continue
         platform = f"{recs[0]['nodes']}x{recs[0]['ranks'] // recs[0]['nodes']}"

@@ -177,7 +177,7 @@ bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int 
     if (me != victim) {
       const std::size_t at = message.find("rank ");
       const int named = at == std::string::npos ? -1 : std::atoi(message.c_str() + at + 5);
-      const bool echoes = std::strstr(options, "step") || std::strstr(options, "split") || std::strstr(options, "auto");
+      const bool echoes = steps || std::strstr(options, "auto");
       const bool same_node = named >= 0 && named < nranks && node_of[named] == node_of[victim];
       ck.check(named == victim || (echoes && same_node), "the message does not name rank %d: %s", victim,
                message.c_str());
@@ -326,8 +326,9 @@ int main(int argc, char **argv) {
     const std::string emulated = " -stf_ranks_per_node 2";
     // Across hosts, only what takes its nodes from the hosts, less the
     // autotuned trial (three quarters of the time, and emulated nodes cover
-    // it) and window steps: the single-host runs cover the rest. Each set-up here is many
-    // round trips over TCP, and a busy machine slows those tenfold.
+    // it) and window steps: the single-host runs cover the rest. Each
+    // set-up here is many round trips over TCP, and a busy machine slows
+    // those tenfold.
     if (hosts && (with.find(emulated) == std::string::npos || with.find("autotune") != std::string::npos ||
                   with.find("window") != std::string::npos))
       continue;
