@@ -23,7 +23,9 @@ bool lands_in_place(const Unit &u, const std::vector<IndexList> &lists, const ch
 }
 
 // r->recv_direct[k]: whether message k lands in user memory. Returns whether all n do.
-bool mark_in_place(stf_request r, const std::vector<IndexList> &lists, const char *direct, int n, bool allowed) {
+// Inlined, as the two below: calls on every operation's path cost more than
+// their small bodies.
+__attribute__((always_inline)) inline bool mark_in_place(stf_request r, const std::vector<IndexList> &lists, const char *direct, int n, bool allowed) {
   r->recv_direct.resize(n);
   bool all = true;
   for (int k = 0; k < n; k++) {
@@ -36,7 +38,7 @@ bool mark_in_place(stf_request r, const std::vector<IndexList> &lists, const cha
 
 // r->recv_ptrs: user memory where recv_direct says so, else the message's
 // slice of base. Returns whether any message lands in user memory.
-bool point_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, void *user, char *base) {
+__attribute__((always_inline)) inline bool point_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, void *user, char *base) {
   const Unit &u = *r->unit;
   r->recv_ptrs.resize(m.count());
   bool any = false;
@@ -67,7 +69,7 @@ int post_sends(stf_request r, const Flow &f) {
 // space may forbid them (device data on the staged path or in model C).
 // Messages in memory the transport lends are where it says at end, but for
 // those it takes into the user memory offered here (recv_ptrs[k] kept).
-int aim_one_way_receives(stf_request r, const Flow &f) {
+__attribute__((always_inline)) inline int aim_one_way_receives(stf_request r, const Flow &f) {
   const Space &to = space_of(r->dst_mem);
   const bool allowed = r->op == MPI_REPLACE && to.user_memory_may_receive(r);
   if (r->lent) {

@@ -176,23 +176,33 @@ int advance_strategy_op(stf_sf owner, stf_request r, stf_request *req, bool wait
   return rc;
 }
 
-// started: the clock at the call's start (0: read it now).
-int end(stf_sf owner, stf_request *req, OpKind kind, unsigned long long started = 0) {
-  STF_CHECK(check_sf(owner));
-  const OneCaller caller(owner);
-  if (caller.refused()) return another_thread(op_kind_name(kind));
-  EndTimer timer(owner->engine, timing_index(kind), started ? started : ticks());
-  stf_request r = nullptr;
-  STF_CHECK(take_request(owner->engine, req, kind, &r));
+// Waits for the operation in slot r (the slot of *req), inside a call that
+// holds the SF (OneCaller) and times it.
+int finish(stf_sf owner, stf_request r, stf_request *req) {
   if (r->strategy_op) return advance_strategy_op(owner, r, req, true, nullptr);
   return end_operation(r, req);
 }
 
+int end(stf_sf owner, stf_request *req, OpKind kind) {
+  STF_CHECK(check_sf(owner));
+  const OneCaller caller(owner);
+  if (caller.refused()) return another_thread(op_kind_name(kind));
+  EndTimer timer(owner->engine, timing_index(kind), ticks());
+  stf_request r = nullptr;
+  STF_CHECK(take_request(owner->engine, req, kind, &r));
+  return finish(owner, r, req);
+}
+
+// A blocking call ends the slot its begin just took: the SF and the request
+// need no second lookup, and the end starts at the clock begin last read.
 int blocking(stf_sf sf, const OpArgs &a) {
   stf_request r = nullptr;
   unsigned long long begun = 0;
   STF_CHECK(begin(sf, a, &r, &begun));
-  return end(sf, &r, a.kind, begun);
+  const OneCaller caller(sf);
+  if (caller.refused()) return another_thread(op_kind_name(a.kind));
+  EndTimer timer(sf->engine, timing_index(a.kind), begun);
+  return finish(sf, slot_of_handle(r), &r);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ class BasicTransport : public TransportDefaults {
   int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) override {
     BasicChannel &s = c.get<BasicChannel>();
     s.mismatch.clear();
-    s.recv_statuses.clear();  // an operation abandoned midway leaves some
+    forget_statuses(&s.recv_statuses);  // an operation abandoned midway leaves some
     s.test_failed = false;
     return start_recvs(receivers(plan_, d), &s, message_tag(comm_, d, leg), unit_bytes, recv);
   }
@@ -131,7 +131,7 @@ class BasicTransport : public TransportDefaults {
       if (static_cast<std::size_t>(got) != want)
         s.mismatch.note(s.recv_statuses[k].MPI_SOURCE, false, want, static_cast<std::size_t>(got));
     }
-    s.recv_statuses.clear();
+    forget_statuses(&s.recv_statuses);
     return STF_SUCCESS;
   }
 
