@@ -25,7 +25,8 @@ bool lands_in_place(const Unit &u, const std::vector<IndexList> &lists, const ch
 // r->recv_direct[k]: whether message k lands in user memory. Returns whether all n do.
 // Inlined, as the two below: calls on every operation's path cost more than
 // their small bodies.
-__attribute__((always_inline)) inline bool mark_in_place(stf_request r, const std::vector<IndexList> &lists, const char *direct, int n, bool allowed) {
+__attribute__((always_inline)) inline bool mark_in_place(stf_request r, const std::vector<IndexList> &lists,
+                                                         const char *direct, int n, bool allowed) {
   r->recv_direct.resize(n);
   bool all = true;
   for (int k = 0; k < n; k++) {
@@ -38,7 +39,9 @@ __attribute__((always_inline)) inline bool mark_in_place(stf_request r, const st
 
 // r->recv_ptrs: user memory where recv_direct says so, else the message's
 // slice of base. Returns whether any message lands in user memory.
-__attribute__((always_inline)) inline bool point_receives(stf_request r, const Messages &m, const std::vector<IndexList> &lists, void *user, char *base) {
+__attribute__((always_inline)) inline bool point_receives(stf_request r, const Messages &m,
+                                                          const std::vector<IndexList> &lists, void *user,
+                                                          char *base) {
   const Unit &u = *r->unit;
   r->recv_ptrs.resize(m.count());
   bool any = false;

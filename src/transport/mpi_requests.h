@@ -32,18 +32,6 @@ inline int first_error(int rc, const std::vector<MPI_Status> *statuses) {
 // those of the requests completed so far (a prefix), so that a test that
 // completed some leaves them to the next test or wait, which go on from
 // there (a completed persistent request would give an empty status).
-// Forgets the statuses of the last wait or test before another starts.
-// MPICH's wait_all and test_all go on from the statuses kept (the prefix
-// completed so far), so those are emptied; Open MPI's overwrite them all,
-// and keeping their number spares a vector resize per operation.
-inline void forget_statuses(std::vector<MPI_Status> *statuses) {
-#if defined(MPICH_VERSION)
-  statuses->clear();
-#else
-  (void)statuses;
-#endif
-}
-
 inline int wait_all(std::vector<MPI_Request> *reqs, std::vector<MPI_Status> *statuses = nullptr) {
 #if defined(MPICH_VERSION)
   int kept = MPI_SUCCESS;
@@ -96,6 +84,18 @@ inline int test_all(std::vector<MPI_Request> *reqs, bool *done, std::vector<MPI_
   if (flag) reqs->clear();
   *done = flag != 0;
   return STF_SUCCESS;
+#endif
+}
+
+// Forgets the statuses of the last wait or test before another starts.
+// MPICH's wait_all and test_all go on from the statuses kept (the prefix
+// completed so far), so those are emptied; Open MPI's overwrite them all,
+// and keeping their number spares a vector resize per operation.
+inline void forget_statuses(std::vector<MPI_Status> *statuses) {
+#if defined(MPICH_VERSION)
+  statuses->clear();
+#else
+  (void)statuses;
 #endif
 }
 
