@@ -112,7 +112,7 @@ inline std::uintptr_t generation_tag(unsigned generation) {
 inline stf_request handle_of(stf_request slot) {
   return reinterpret_cast<stf_request>(reinterpret_cast<std::uintptr_t>(slot) | generation_tag(slot->generation));
 }
-// The slot of a handle this process just gave out (no check that it is active).
+// The slot a handle names, without checking that it is active (take_request checks).
 inline stf_request slot_of_handle(stf_request handle) {
   return reinterpret_cast<stf_request>(reinterpret_cast<std::uintptr_t>(handle) & ~generation_bits());
 }

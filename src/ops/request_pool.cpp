@@ -99,7 +99,7 @@ namespace {
 // request of owner (a stale copy carries an older generation).
 stf_request slot_of(Engine &owner, stf_request handle) {
   const auto bits = reinterpret_cast<std::uintptr_t>(handle);
-  const auto slot = reinterpret_cast<stf_request>(bits & ~generation_bits());
+  const stf_request slot = slot_of_handle(handle);
   if (!slot->busy || slot->owner != &owner || generation_tag(slot->generation) != (bits & generation_bits()))
     return nullptr;
   return slot;
