@@ -8,8 +8,10 @@
 // sender. The message of sequence number n (the n-th operation of its
 // direction on the SF, the same on every rank) goes in region n % S, or,
 // too large for it, another way, with its signal in region n % S. Each region
-// has a signal word, written by the sender, and a credit word, written by
-// the receiver, each in a cache line of its own:
+// has a signal word, written by the sender in a cache line of its own, and a
+// credit word, written by the receiver; the S credit words lie side by side,
+// so that one read of their line tells a sender about all S regions (eight
+// to a line), and it need not fetch the line again for S - 1 messages:
 //   sender:   wait until credit(n) >= p, where p - 1 is the sequence number
 //             of the region's previous message (the receiver is done with
 //             it; p = 0: none), write the region, store signal(n) = n + 1
@@ -34,6 +36,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace stf {
 
@@ -43,12 +46,14 @@ struct SlotRing {
   char *regions = nullptr;  // S regions, stride bytes apart
   std::size_t stride = 0;
   char *signals = nullptr;  // S words, kLine apart
-  char *credits = nullptr;  // S words, kLine apart
+  char *credits = nullptr;  // S words side by side
   int slots = 1;  // a power of two
 
   // Bytes for a ring of S regions of capacity bytes (regions, then signals,
   // then credits), and the ring laid out at base.
-  static std::size_t bytes(int slots, std::size_t capacity) { return slots * (round_up(capacity) + 2 * kLine); }
+  static std::size_t bytes(int slots, std::size_t capacity) {
+    return slots * (round_up(capacity) + kLine) + round_up(slots * sizeof(std::uint64_t));
+  }
   static SlotRing at(char *base, int slots, std::size_t capacity) {
     SlotRing r;
     r.stride = round_up(capacity);
@@ -62,14 +67,11 @@ struct SlotRing {
 
   std::uint64_t slot(std::uint64_t n) const { return n & (slots - 1); }
   char *region(std::uint64_t n) const { return regions + slot(n) * stride; }
-  std::uint64_t *signal(std::uint64_t n) const { return word(signals, n); }
-  std::uint64_t *credit(std::uint64_t n) const { return word(credits, n); }
-
-  // Sender: region n % S may take message n; previous = the sequence number
-  // + 1 of the region's previous message, 0 for none.
-  bool writable(std::uint64_t n, std::uint64_t previous) const {
-    return previous == 0 || __atomic_load_n(credit(n), __ATOMIC_ACQUIRE) >= previous;
+  std::uint64_t *signal(std::uint64_t n) const {
+    return reinterpret_cast<std::uint64_t *>(signals + slot(n) * kLine);
   }
+  std::uint64_t *credit(std::uint64_t n) const { return reinterpret_cast<std::uint64_t *>(credits) + slot(n); }
+
   // Signals: n + 1 below bit 47 (2^47 operations per direction), the mark
   // of a message sent another way in bit 47, the size tag above.
   static constexpr std::uint64_t kSequenceBits = (std::uint64_t(1) << 47) - 1;
@@ -96,11 +98,27 @@ struct SlotRing {
     return __atomic_load_n(signal(n), __ATOMIC_ACQUIRE) >> 48 == size_tag(bytes);
   }
   void consumed(std::uint64_t n) const { __atomic_store_n(credit(n), n + 1, __ATOMIC_RELEASE); }
+};
+
+// The sender's copy of a ring's credit words, as last read. Credits only
+// grow, so a region seen free stays free until this sender writes it
+// again: the receiver's line is fetched only when the copy does not show
+// the credit a message needs, once per S messages while the receiver keeps
+// up (a cache line that moves between cores costs more than the rest of a
+// small message's protocol steps).
+class KnownCredits {
+ public:
+  explicit KnownCredits(int slots) : known_(slots, 0) {}
+  // Region n % S may take message n; previous = the sequence number + 1 of
+  // the region's previous message, 0 for none.
+  bool writable(const SlotRing &ring, std::uint64_t n, std::uint64_t previous) {
+    if (previous == 0 || known_[ring.slot(n)] >= previous) return true;
+    for (int k = 0; k < ring.slots; k++) known_[k] = __atomic_load_n(ring.credit(k), __ATOMIC_ACQUIRE);
+    return known_[ring.slot(n)] >= previous;
+  }
 
  private:
-  std::uint64_t *word(char *words, std::uint64_t n) const {
-    return reinterpret_cast<std::uint64_t *>(words + slot(n) * kLine);
-  }
+  std::vector<std::uint64_t> known_;
 };
 
 // Polling without burning a core that another rank needs: spins `spins`

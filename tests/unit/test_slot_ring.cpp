@@ -13,6 +13,7 @@
 #include "transport/slot_ring.h"
 
 using stf::Backoff;
+using stf::KnownCredits;
 using stf::SlotRing;
 
 namespace {
@@ -35,10 +36,11 @@ void exchange(int slots, std::size_t capacity, std::uint64_t messages) {
       ring.consumed(n);
     }
   });
-  std::vector<std::uint64_t> last(slots, 0);  // the sender's SlotRing::writable bookkeeping
+  std::vector<std::uint64_t> last(slots, 0);  // the sender's bookkeeping (SendLink::take_turn)
+  KnownCredits credits(slots);
   for (std::uint64_t n = 0; n < messages; n++) {
     const std::uint64_t previous = last[n % slots];
-    while (!ring.writable(n, previous)) std::this_thread::yield();
+    while (!credits.writable(ring, n, previous)) std::this_thread::yield();
     unsigned char *w = reinterpret_cast<unsigned char *>(ring.region(n));
     for (std::size_t i = 0; i < 1 + n % capacity; i++) w[i] = pattern(n, i);
     ring.publish(n, 8);
@@ -52,6 +54,7 @@ void exchange(int slots, std::size_t capacity, std::uint64_t messages) {
 
 TEST(SlotRing, EveryMessageWholeOneSlot) { exchange(1, 200, 20000); }
 TEST(SlotRing, EveryMessageWholeFourSlots) { exchange(4, 200, 20000); }
+TEST(SlotRing, EveryMessageWholeSixtyFourSlots) { exchange(64, 24, 20000); }
 
 TEST(SlotRing, SignalsNameTheirSequence) {
   std::vector<char> memory(SlotRing::bytes(2, 64) + stf::kLine);
@@ -60,10 +63,11 @@ TEST(SlotRing, SignalsNameTheirSequence) {
   ring.publish(0, 8);
   EXPECT_TRUE(ring.arrived(0));
   EXPECT_FALSE(ring.arrived(2));  // the same region's next message: not yet
-  EXPECT_TRUE(ring.writable(2, 0));
-  EXPECT_FALSE(ring.writable(2, 1));  // message 0 not read yet
+  KnownCredits credits(2);
+  EXPECT_TRUE(credits.writable(ring, 2, 0));
+  EXPECT_FALSE(credits.writable(ring, 2, 1));  // message 0 not read yet
   ring.consumed(0);
-  EXPECT_TRUE(ring.writable(2, 1));
+  EXPECT_TRUE(credits.writable(ring, 2, 1));  // the copy read again
   ring.publish(2, 8);
   EXPECT_FALSE(ring.arrived(0));  // an old signal is never taken for the current one
   EXPECT_TRUE(ring.arrived(2));

@@ -13,7 +13,8 @@ namespace stf::putsignal {
 
 class HeapSendLink final : public SendLink {
  public:
-  using SendLink::SendLink;
+  HeapSendLink(int rank, stf_int units, std::size_t capacity, int slots)
+      : SendLink(rank, units, capacity, slots), credits_(slots) {}
   void place(const SlotRing &ring) { ring_ = ring; }  // set-up: the receiver's ring, mapped here
 
   bool writable(std::uint64_t n, std::uint64_t previous) override;
@@ -23,6 +24,7 @@ class HeapSendLink final : public SendLink {
 
  private:
   SlotRing ring_;
+  KnownCredits credits_;
 };
 
 class HeapReceiveLink final : public ReceiveLink {
