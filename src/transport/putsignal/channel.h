@@ -44,6 +44,10 @@ struct PutChannel : ChannelState {
   // so the requests are freed and the buffer is kept until the process
   // exits.
   void abandon_active_sends();
+  // The direction whose peers the per-peer arrays below are sized for
+  // (-1: none yet). A channel carries one direction, so they are sized
+  // once, by its first operation (PutSignalTransport::start).
+  int sized_for = -1;
   std::uint64_t seq = 0;
   bool seq_set = false;  // from the first call of an operation until wait_send
   std::size_t unit_bytes = 0;

@@ -8,7 +8,7 @@ namespace stf::putsignal {
 bool HeapSendLink::writable(std::uint64_t n, std::uint64_t previous) { return credits_.writable(ring_, n, previous); }
 
 char *HeapSendLink::in_place(std::uint64_t n, std::uint64_t previous) {
-  return writable(n, previous) ? ring_.region(n) : nullptr;
+  return credits_.writable(ring_, n, previous) ? ring_.region(n) : nullptr;
 }
 
 int HeapSendLink::write(std::uint64_t n, const void *packed, std::size_t bytes) {

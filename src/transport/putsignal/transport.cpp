@@ -134,8 +134,26 @@ std::string PutSignalTransport::describe() const {
          " B per unit: MPI point-to-point; fetch-and-op: basic fallback)";
 }
 
+// Each array on its own (a shortage may stop between them), all before the
+// channel is listed or counts as receiving, which progress reads them by.
+void PutSignalTransport::size_peers(PutChannel &s, Direction d) {
+  const std::size_t nsend = senders_of(d).size(), nreceive = receivers_of(d).size();
+  s.sized_for = -1;
+  s.route.resize(nsend);
+  s.previous.resize(nsend);
+  s.pending.resize(nsend);
+  s.source.resize(nsend);
+  s.held.resize(nreceive);
+  s.marked.resize(nreceive);
+  s.recvs.resize(nreceive, MPI_REQUEST_NULL);
+  s.recv_types.resize(nreceive);
+  s.in_place.resize(nreceive);
+  s.sized_for = dir_index(d);
+}
+
 PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
   PutChannel &s = c.get<PutChannel>();
+  if (s.sized_for != dir_index(d)) size_peers(s, d);
   if (!s.listed) {
     channels_.push_back(&s);
     s.listed = &channels_;
@@ -159,13 +177,6 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   PutChannel &s = start(c, d, ub);
   const Messages &m = receivers(plan_, d);
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(d);
-  // Sized (each on its own: a shortage may stop between them) before the
-  // channel counts as receiving, which progress reads them by.
-  s.held.resize(peers.size());
-  s.marked.resize(peers.size());
-  s.recvs.resize(peers.size(), MPI_REQUEST_NULL);
-  s.recv_types.resize(peers.size());
-  s.in_place.resize(peers.size());
   // The spill buffer as far as a message may need it: not for large ones
   // received where the ops layer offered (user memory, no copy).
   std::size_t spill_bytes = 0;
@@ -199,10 +210,6 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   PutChannel &s = start(c, d, ub);
   const Messages &m = senders(plan_, d);
   const std::vector<std::unique_ptr<SendLink>> &peers = senders_of(d);
-  s.route.resize(peers.size());  // each on its own, as in post_recv
-  s.previous.resize(peers.size());
-  s.pending.resize(peers.size());
-  s.source.resize(peers.size());
   s.forget_pending();
   // The outbox as far as a message may need it: a large message offered in
   // the ops layer's memory is sent from there (no copy), unless a timeout

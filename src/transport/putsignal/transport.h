@@ -58,6 +58,7 @@ class PutSignalTransport final : public TransportDefaults {
   std::vector<std::unique_ptr<ReceiveLink>> &receivers_of(Direction d) { return layout_.receivers(d); }
   // The operation's channel state, numbered on its first call.
   PutChannel &start(Channel &c, Direction d, std::size_t ub);
+  void size_peers(PutChannel &s, Direction d);
   // The tag of operation n's large messages in direction d. While a
   // receive of operation n is posted, the sender's operations up to n + 2S
   // - 1 may be sent (a large message waits, as its mark does, for its
