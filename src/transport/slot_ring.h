@@ -10,8 +10,8 @@
 // too large for it, another way, with its signal in region n % S. Each region
 // has a signal word, written by the sender in a cache line of its own, and a
 // credit word, written by the receiver; the S credit words lie side by side,
-// so that one read of their line tells a sender about all S regions (eight
-// to a line), and it need not fetch the line again for S - 1 messages:
+// so that one read of a line of them tells a sender about eight regions (all
+// S where S <= 8), and it need not fetch that line again for as many messages:
 //   sender:   wait until credit(n) >= p, where p - 1 is the sequence number
 //             of the region's previous message (the receiver is done with
 //             it; p = 0: none), write the region, store signal(n) = n + 1
@@ -33,6 +33,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +41,7 @@
 
 namespace stf {
 
-constexpr std::size_t kLine = 64;  // a word per cache line: sender and receiver never share a line
+constexpr std::size_t kLine = 64;  // a cache line: no line holds words that both sender and receiver write
 
 struct SlotRing {
   char *regions = nullptr;  // S regions, stride bytes apart
@@ -102,22 +103,26 @@ struct SlotRing {
 
 // The sender's copy of a ring's credit words, as last read. Credits only
 // grow, so a region seen free stays free until this sender writes it
-// again: the receiver's line is fetched only when the copy does not show
-// the credit a message needs, once per S messages while the receiver keeps
-// up (a cache line that moves between cores costs more than the rest of a
-// small message's protocol steps).
+// again: a line of the receiver's credits is fetched only when the copy
+// does not show the credit a message needs, once per line of regions
+// (S, at most 8) while the receiver keeps up (a cache line that moves
+// between cores costs more than the rest of a small message's protocol
+// steps). A miss reads the one line that holds the region's credit.
 class KnownCredits {
  public:
   explicit KnownCredits(int slots) : known_(slots, 0) {}
   // Region n % S may take message n; previous = the sequence number + 1 of
   // the region's previous message, 0 for none.
   bool writable(const SlotRing &ring, std::uint64_t n, std::uint64_t previous) {
-    if (previous == 0 || known_[ring.slot(n)] >= previous) return true;
-    for (int k = 0; k < ring.slots; k++) known_[k] = __atomic_load_n(ring.credit(k), __ATOMIC_ACQUIRE);
-    return known_[ring.slot(n)] >= previous;
+    const std::uint64_t s = ring.slot(n);
+    if (previous == 0 || known_[s] >= previous) return true;
+    const std::uint64_t first = s & ~(kPerLine - 1), end = std::min<std::uint64_t>(first + kPerLine, ring.slots);
+    for (std::uint64_t k = first; k < end; k++) known_[k] = __atomic_load_n(ring.credit(k), __ATOMIC_ACQUIRE);
+    return known_[s] >= previous;
   }
 
  private:
+  static constexpr std::uint64_t kPerLine = kLine / sizeof(std::uint64_t);
   std::vector<std::uint64_t> known_;
 };
 

@@ -77,6 +77,23 @@ TEST(SlotRing, SignalsNameTheirSequence) {
   EXPECT_FALSE(ring.has_size(2, 4));
 }
 
+// With more than eight regions the credits span several lines; a miss
+// reads the line that holds the region's credit.
+TEST(SlotRing, KnownCreditsReadTheRegionsLine) {
+  const int slots = 16;
+  std::vector<char> memory(SlotRing::bytes(slots, 64) + stf::kLine);
+  char *base = memory.data() + (stf::kLine - reinterpret_cast<std::uintptr_t>(memory.data()) % stf::kLine);
+  const SlotRing ring = SlotRing::at(base, slots, 64);
+  KnownCredits credits(slots);
+  for (std::uint64_t n = 0; n < 16; n++) ring.consumed(n);
+  EXPECT_TRUE(credits.writable(ring, 25, 10));  // region 9, second line: message 9 taken
+  EXPECT_TRUE(credits.writable(ring, 16, 1));   // region 0, first line
+  EXPECT_FALSE(credits.writable(ring, 32, 17));  // message 16 not taken yet
+  ring.consumed(16);
+  EXPECT_TRUE(credits.writable(ring, 32, 17));
+  EXPECT_FALSE(credits.writable(ring, 41, 26));  // region 9 again: message 25 not taken
+}
+
 // A timeout comes on time however long a poll takes (through an RMA window
 // a poll took milliseconds, and the clock was read every 1,024 polls only,
 // from the 1,024th on: 7-10x late). Here every poll takes 20 ms, and the
