@@ -21,11 +21,19 @@ namespace {
 // Message n fills its bytes with a pattern of n; the receiver checks it.
 unsigned char pattern(std::uint64_t n, std::size_t i) { return static_cast<unsigned char>(n * 31 + i * 7); }
 
+// A ring in memory of its own, cache-line aligned, as rings in a shared window are.
+struct AlignedRing {
+  AlignedRing(int slots, std::size_t capacity) : memory(SlotRing::bytes(slots, capacity) + stf::kLine) {
+    char *base = memory.data() + (stf::kLine - reinterpret_cast<std::uintptr_t>(memory.data()) % stf::kLine);
+    ring = SlotRing::at(base, slots, capacity);
+  }
+  std::vector<char> memory;
+  SlotRing ring;
+};
+
 void exchange(int slots, std::size_t capacity, std::uint64_t messages) {
-  std::vector<char> memory(SlotRing::bytes(slots, capacity) + stf::kLine);
-  // Rings live in a shared window, cache-line aligned.
-  char *base = memory.data() + (stf::kLine - reinterpret_cast<std::uintptr_t>(memory.data()) % stf::kLine);
-  const SlotRing ring = SlotRing::at(base, slots, capacity);
+  const AlignedRing aligned(slots, capacity);
+  const SlotRing &ring = aligned.ring;
   std::uint64_t bad = 0;
   std::thread receiver([&] {
     for (std::uint64_t n = 0; n < messages; n++) {
@@ -57,9 +65,8 @@ TEST(SlotRing, EveryMessageWholeFourSlots) { exchange(4, 200, 20000); }
 TEST(SlotRing, EveryMessageWholeSixtyFourSlots) { exchange(64, 24, 20000); }
 
 TEST(SlotRing, SignalsNameTheirSequence) {
-  std::vector<char> memory(SlotRing::bytes(2, 64) + stf::kLine);
-  char *base = memory.data() + (stf::kLine - reinterpret_cast<std::uintptr_t>(memory.data()) % stf::kLine);
-  const SlotRing ring = SlotRing::at(base, 2, 64);
+  const AlignedRing aligned(2, 64);
+  const SlotRing &ring = aligned.ring;
   ring.publish(0, 8);
   EXPECT_TRUE(ring.arrived(0));
   EXPECT_FALSE(ring.arrived(2));  // the same region's next message: not yet
@@ -81,9 +88,8 @@ TEST(SlotRing, SignalsNameTheirSequence) {
 // reads the line that holds the region's credit.
 TEST(SlotRing, KnownCreditsReadTheRegionsLine) {
   const int slots = 16;
-  std::vector<char> memory(SlotRing::bytes(slots, 64) + stf::kLine);
-  char *base = memory.data() + (stf::kLine - reinterpret_cast<std::uintptr_t>(memory.data()) % stf::kLine);
-  const SlotRing ring = SlotRing::at(base, slots, 64);
+  const AlignedRing aligned(slots, 64);
+  const SlotRing &ring = aligned.ring;
   KnownCredits credits(slots);
   for (std::uint64_t n = 0; n < 16; n++) ring.consumed(n);
   EXPECT_TRUE(credits.writable(ring, 25, 10));  // region 9, second line: message 9 taken
