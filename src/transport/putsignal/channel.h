@@ -55,7 +55,10 @@ struct PutChannel : ChannelState {
   // Send side, per sending peer.
   std::vector<Route> route;
   std::vector<std::uint64_t> previous;  // the previous message of each one's region (SendLink::take_turn)
-  bool lent = false;  // lend_send took the regions' turns, post_send has not finished
+  bool lent = false;  // lend_send took the regions' turns, which abandon may give back
+  // A message of this operation (or its mark) has left: its number is spent,
+  // and it cannot be begun again under it (abandon).
+  bool sent = false;
   std::vector<char> pending;  // queued, not written yet
   int npending = 0;
   std::vector<char> outbox;  // queued and large messages, at the plan's offsets

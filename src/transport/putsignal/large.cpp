@@ -18,6 +18,15 @@ bool cancel_receive(MPI_Request *r) {
   return cancelled != 0;
 }
 
+int PutSignalTransport::send_large(PutChannel &c, int k, const void *from) {
+  const SendLink &p = *senders_of(c.dir)[k];
+  c.sends.emplace_back();
+  const int rc = isend_bytes(from, p.units * c.unit_bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm,
+                             &c.sends.back());
+  if (rc) c.sends.pop_back();
+  return rc;
+}
+
 // The sender's unit made message k too large for its region (the ranks'
 // units differ): it comes by MPI, where this operation posted no receive,
 // and its sender's end waits until it is received. drain_strays takes it

@@ -5,7 +5,6 @@
 // SF broken.
 #include <cstring>
 
-#include "transport/large_count.h"
 #include "transport/putsignal/transport.h"
 
 namespace stf::putsignal {
@@ -16,10 +15,8 @@ int PutSignalTransport::write(PutChannel &c, int k) {
   const char *packed = c.source[k];
   const bool mark = c.route[k] == Route::large;  // the message goes by MPI: its signal alone
   if (!p.writable(c.seq, c.previous[k])) return STF_SUCCESS;
-  if (mark) {
-    c.sends.emplace_back();
-    STF_CHECK(isend_bytes(packed, bytes, p.rank, large_tag(c.dir, c.seq), comm_.comm, &c.sends.back()));
-  }
+  c.sent = true;
+  if (mark) STF_CHECK(send_large(c, k, packed));
   const int rc = mark ? p.mark(c.seq, bytes) : p.write(c.seq, packed, bytes);
   // Not pending any more, also where the signal failed: a second try would
   // send the large message again.

@@ -165,6 +165,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.seq_set = true;
     s.dir = d;
     s.unit_bytes = ub;
+    s.sent = false;
     s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
     s.taken_from = -1;
   }
@@ -250,11 +251,14 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
   for (std::size_t k = 0; k < peers.size(); k++) {
     SendLink &p = *peers[k];
     switch (s.route[k]) {
-      case Route::region: STF_CHECK(p.write(s.seq, nullptr, p.units * ub)); break;  // packed in place
+      case Route::region:  // packed in place
+        s.sent = true;
+        STF_CHECK(p.write(s.seq, nullptr, p.units * ub));
+        break;
       case Route::large:
         if (!p.has_regions()) {  // both ends know it comes by MPI
-          s.sends.emplace_back();
-          STF_CHECK(isend_bytes(send[k], p.units * ub, p.rank, large_tag(d, s.seq), comm_.comm, &s.sends.back()));
+          s.sent = true;
+          STF_CHECK(send_large(s, static_cast<int>(k), send[k]));
           break;
         }
         [[fallthrough]];  // sent with its mark, once its region is free (large_tag)
@@ -266,7 +270,6 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         break;
     }
   }
-  s.lent = false;
   return s.npending ? progress(false, true) : STF_SUCCESS;
 }
 
@@ -344,6 +347,7 @@ int PutSignalTransport::wait_send(Channel &c) {
   // elsewhere (MPI progresses it in any call).
   STF_CHECK(wait_strays(s.dir));
   s.seq_set = false;
+  s.lent = false;
   // Once the operation is complete and its regions given back.
   return s.mismatch.report("putsignal");
 }
@@ -353,6 +357,16 @@ void PutSignalTransport::abandon(Channel &c) {
   PutChannel &s = c.get<PutChannel>();
   for (std::size_t k = 0; k < s.recvs.size(); k++)
     if (s.recvs[k] != MPI_REQUEST_NULL && cancel_receive(&s.recvs[k])) cancelled(s, static_cast<int>(k));
+  if (s.seq_set && s.sent) {  // peers may have this operation's messages: a retry would send them again
+    if (broken_.empty())
+      broken_ = "operation " + std::to_string(s.seq) +
+                " of this SF failed after its messages began to leave; its peers' operations no longer pair with "
+                "this rank's";
+    return;
+  }
+  // Nothing has left: its queued messages stay unwritten (the retry queues them again).
+  for (char &q : s.pending) q = 0;
+  s.forget_pending();
   if (!s.lent) return;
   std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
   for (std::size_t k = 0; k < peers.size(); k++)

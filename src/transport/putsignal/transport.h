@@ -48,9 +48,11 @@ class PutSignalTransport final : public TransportDefaults {
   int test_recv(Channel &c, bool *done) override;
   int test_send(Channel &c, bool *done) override;
   // Its large receives would take the channel's next messages. A begin that
-  // failed after lend_send, before post_send finished, gives its regions'
-  // turns back: the slot's next begin, with the same operation number, pairs
-  // with the peers' operation, which waits for this one's messages.
+  // failed after lend_send, before post_send, gives its regions' turns back:
+  // the slot's next begin, with the same operation number, pairs with the
+  // peers' operation, which waits for this one's messages. An operation
+  // that failed once post_send had begun may have sent some of them (a
+  // retry would send them again): the SF then refuses new operations.
   void abandon(Channel &c) override;
 
  private:
@@ -150,6 +152,9 @@ class PutSignalTransport final : public TransportDefaults {
   }
 
   // large.cpp
+  // Large message k of c, from `from`, by MPI; its request joins c.sends
+  // (none where the send failed: nothing for the waits to look at).
+  int send_large(PutChannel &c, int k, const void *from);
   // The large messages of c: whether they have all arrived, and waiting for them.
   int test_large(PutChannel &c, bool *done);
   int wait_large(PutChannel &c);
