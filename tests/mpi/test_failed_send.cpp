@@ -1,17 +1,21 @@
-// A putsignal operation whose sending fails once some of its messages have
-// left (an MPI error: this program's MPI_Isend, which the library's calls
-// reach before the MPI library's, through the MPI profiling interface,
-// fails on demand). Its rank's SF must refuse the next operation
-// (STF_ERR_STATE) rather than begin the same operation again, which would
-// send a peer that has its message a second copy of it and pair the ranks'
-// later operations wrongly.
-//
-// Ranks 1 and 2 have leaves on rank 0's roots; units of 24 B are larger than
-// their regions (16 B per unit), so each message goes by MPI_Isend. Rank 0's
-// second MPI_Isend fails: one peer gets its message, the other times out
-// (-stf_putsignal_timeout 1). Through the node's heap the sends leave from
-// the begin's queue, point-to-point (one rank per node) from the begin
-// itself, and through the RMA window from the end.
+// putsignal operations whose sends fail (an MPI error: this program's
+// MPI_Isend, which the library's calls reach before the MPI library's
+// through the MPI profiling interface, fails on demand). Units of 24 B are
+// larger than their regions (16 B per unit), so each message goes by
+// MPI_Isend; -stf_putsignal_timeout 1 turns a message that never comes
+// into STF_ERR_TIMEOUT.
+// - A send fails after another message of its operation left: the rank's
+//   SF refuses its next operation (STF_ERR_STATE), rather than begin it
+//   again under the same number and send a peer that has its message a
+//   second copy. Through the node's heap the sends leave from the begin's
+//   queue, point-to-point (one rank per node) from the begin itself, through
+//   the RMA window from the end.
+// - The first send of a begin fails, before anything left: the bcast begun
+//   again sends each peer its message once (heap and point-to-point, whose
+//   sends leave from the begin).
+// - A begin fails when a message for it has come already: it may be begun
+//   again only where its receive was cancelled in time, else it is refused,
+//   never left waiting for that message.
 #include <mpi.h>
 
 #include <string>
@@ -42,45 +46,127 @@ extern "C" int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type, 
 
 namespace {
 
-void send_fails_after_one_left(Checker &ck, const std::string &options, MPI_Comm trio) {
-  ck.context(options);
+constexpr stf_int kUnits = 4;
+
+// n leaves on the roots of rank from[me] (none where it is -1); kUnits roots on every rank.
+stf_sf chain_sf(Checker &ck, const std::string &options, MPI_Comm trio, const int (&from)[3]) {
   int me = 0;
   MPI_Comm_rank(trio, &me);
-  const stf_int n = 4;
-  std::vector<stf_node> remote(me == 0 ? 0 : n);
-  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {0, i};
+  std::vector<stf_node> remote(from[me] < 0 ? 0 : kUnits);
+  for (stf_int i = 0; i < static_cast<stf_int>(remote.size()); i++) remote[i] = {from[me], i};
   stf_sf sf = nullptr;
   ck.code(stf_create(trio, &sf), STF_SUCCESS, "stf_create");
   ck.code(stf_set_sf_options(sf, (options + " -stf_putsignal_timeout 1").c_str()), STF_SUCCESS, "options");
-  ck.code(stf_set_graph(sf, me == 0 ? n : 0, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES,
-                        remote.data(), STF_COPY_VALUES),
+  ck.code(stf_set_graph(sf, kUnits, static_cast<stf_int>(remote.size()), nullptr, STF_COPY_VALUES, remote.data(),
+                        STF_COPY_VALUES),
           STF_SUCCESS, "graph");
   ck.code(stf_setup(sf), STF_SUCCESS, "stf_setup");
+  return sf;
+}
+
+// Units of three doubles: 24 B, larger than their regions (16 B per unit).
+struct Data {
   MPI_Datatype unit;
-  MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
-  MPI_Type_commit(&unit);
-  std::vector<double> root(3 * n), leaf(3 * n, -1);
-  for (stf_int j = 0; j < 3 * n; j++) root[j] = 0.5 + j;
+  std::vector<double> root, leaf;
+  explicit Data(int me) : root(3 * kUnits), leaf(3 * kUnits, -1) {
+    MPI_Type_contiguous(3, MPI_DOUBLE, &unit);
+    MPI_Type_commit(&unit);
+    for (stf_int j = 0; j < 3 * kUnits; j++) root[j] = 100 * me + 0.5 + j;
+  }
+  ~Data() { MPI_Type_free(&unit); }
+  int bcast(stf_sf sf) { return stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE); }
+  // The leaves hold rank from's roots, or (not received) are untouched.
+  long long wrong(int from, bool received) const {
+    long long n = 0;
+    for (stf_int j = 0; j < 3 * kUnits; j++) n += leaf[j] != (received ? 100 * from + 0.5 + j : -1);
+    return n;
+  }
+};
+
+// Rank 0's second send fails, after its first left: one peer has its
+// message, the other times out, and rank 0 refuses its next bcast.
+void send_fails_after_one_left(Checker &ck, const std::string &options, MPI_Comm trio) {
+  ck.context(options + ": rank 0's second send fails");
+  int me = 0;
+  MPI_Comm_rank(trio, &me);
+  stf_sf sf = chain_sf(ck, options, trio, {-1, 0, 0});
+  Data d(me);
   int received = 0;
   if (me == 0) {
     isends_left = 1;
-    ck.code(stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE), STF_ERR_MPI, "bcast, its second send failing");
+    ck.code(d.bcast(sf), STF_ERR_MPI, "bcast, its second send failing");
     isends_left = -1;
-    ck.code(stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE), STF_ERR_STATE, "the bcast again");
+    ck.code(d.bcast(sf), STF_ERR_STATE, "the bcast again");
     ck.has_message("destroy the SF");
   } else {
-    const int rc = stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE);
+    const int rc = d.bcast(sf);
     ck.code_either(rc, STF_SUCCESS, STF_ERR_TIMEOUT, "bcast from a rank whose send fails");
     received = rc == STF_SUCCESS;
-    long long wrong = 0;
-    for (stf_int j = 0; j < 3 * n; j++) wrong += leaf[j] != (received ? 0.5 + j : -1);
-    ck.check(wrong == 0, "%lld values wrong (message %s)", wrong, received ? "received" : "not received");
+    ck.check(d.wrong(0, received) == 0, "%lld values wrong", d.wrong(0, received));
   }
   int total = 0;
   MPI_Allreduce(&received, &total, 1, MPI_INT, MPI_SUM, trio);
   ck.check(total == 1, "%d peers got their message, not 1", total);
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
-  MPI_Type_free(&unit);
+}
+
+// Rank 0's first send fails, before anything left: its bcast begun again
+// sends each peer its message once.
+void first_send_fails(Checker &ck, const std::string &options, MPI_Comm trio) {
+  ck.context(options + ": rank 0's first send fails");
+  int me = 0;
+  MPI_Comm_rank(trio, &me);
+  stf_sf sf = chain_sf(ck, options, trio, {-1, 0, 0});
+  Data d(me);
+  if (me == 0) {
+    isends_left = 0;
+    ck.code(d.bcast(sf), STF_ERR_MPI, "bcast, its first send failing");
+    isends_left = -1;
+    ck.code(d.bcast(sf), STF_SUCCESS, "the bcast again");
+  } else {
+    ck.code(d.bcast(sf), STF_SUCCESS, "bcast");
+    ck.check(d.wrong(0, true) == 0, "%lld values wrong", d.wrong(0, true));
+  }
+  // A second copy would be taken by the next bcast's receive.
+  for (double &x : d.root) x += 1000;
+  ck.code(d.bcast(sf), STF_SUCCESS, "the next bcast");
+  if (me > 0) ck.check(d.leaf[0] == 1000.5, "the next bcast gave %g", d.leaf[0]);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
+// Rank 1 receives from rank 0 and sends to rank 2. Rank 0's message has
+// come (its bcast ended, and a barrier) when rank 1's begin fails on its
+// own send, before anything of it left: its receive cannot be cancelled,
+// so its bcast begun again would wait for that message. It must either
+// succeed (the receive was cancelled in time) or refuse (STF_ERR_STATE);
+// not time out.
+void received_before_failing(Checker &ck, const std::string &options, MPI_Comm trio) {
+  ck.context(options + ": a message in before the begin fails");
+  int me = 0;
+  MPI_Comm_rank(trio, &me);
+  stf_sf sf = chain_sf(ck, options, trio, {-1, 0, 1});
+  Data d(me);
+  if (me == 0) ck.code(d.bcast(sf), STF_SUCCESS, "bcast");
+  MPI_Barrier(trio);
+  int retried = STF_SUCCESS;
+  if (me == 1) {
+    isends_left = 0;
+    ck.code(d.bcast(sf), STF_ERR_MPI, "bcast, its send failing");
+    isends_left = -1;
+    retried = d.bcast(sf);
+    ck.code_either(retried, STF_SUCCESS, STF_ERR_STATE, "the bcast again");
+    // Refused, the leaves are untouched or hold what the failed begin's
+    // receive put there (user memory: the message is contiguous).
+    const bool right = d.wrong(0, true) == 0 || (retried != STF_SUCCESS && d.wrong(0, false) == 0);
+    ck.check(right, "%lld values wrong", d.wrong(0, true));
+  }
+  MPI_Bcast(&retried, 1, MPI_INT, 1, trio);
+  if (me == 2) {
+    const int want = retried == STF_SUCCESS ? STF_SUCCESS : STF_ERR_TIMEOUT;
+    ck.code(d.bcast(sf), want, "bcast from rank 1");
+    ck.check(d.wrong(1, want == STF_SUCCESS) == 0, "%lld values wrong", d.wrong(1, want == STF_SUCCESS));
+  }
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
 }  // namespace
@@ -101,6 +187,10 @@ int main(int argc, char **argv) {
     routes.push_back("-stf_type putsignal -stf_ranks_per_node 1 -stf_putsignal_net rma");
 #endif
     for (const std::string &o : routes) send_fails_after_one_left(ck, o, trio);
+    for (const std::string &o : {routes[0], routes[1]}) {  // sent from the begin
+      first_send_fails(ck, o, trio);
+      received_before_failing(ck, o, trio);
+    }
   }
   if (trio != MPI_COMM_NULL) MPI_Comm_free(&trio);
   const int rc = ck.finish();

@@ -15,8 +15,8 @@ int PutSignalTransport::write(PutChannel &c, int k) {
   const char *packed = c.source[k];
   const bool mark = c.route[k] == Route::large;  // the message goes by MPI: its signal alone
   if (!p.writable(c.seq, c.previous[k])) return STF_SUCCESS;
-  c.sent = true;
   if (mark) STF_CHECK(send_large(c, k, packed));
+  c.spent = true;
   const int rc = mark ? p.mark(c.seq, bytes) : p.write(c.seq, packed, bytes);
   // Not pending any more, also where the signal failed: a second try would
   // send the large message again.

@@ -165,7 +165,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.seq_set = true;
     s.dir = d;
     s.unit_bytes = ub;
-    s.sent = false;
+    s.spent = false;
     s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
     s.taken_from = -1;
   }
@@ -252,13 +252,13 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
     SendLink &p = *peers[k];
     switch (s.route[k]) {
       case Route::region:  // packed in place
-        s.sent = true;
+        s.spent = true;
         STF_CHECK(p.write(s.seq, nullptr, p.units * ub));
         break;
       case Route::large:
         if (!p.has_regions()) {  // both ends know it comes by MPI
-          s.sent = true;
           STF_CHECK(send_large(s, static_cast<int>(k), send[k]));
+          s.spent = true;
           break;
         }
         [[fallthrough]];  // sent with its mark, once its region is free (large_tag)
@@ -277,6 +277,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
   PutChannel &s = c.get<PutChannel>();
   const Messages &m = receivers(plan_, s.dir);
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(s.dir);
+  s.spent = true;
   if (s.nrecvs > 0) STF_CHECK(wait_large(s));
   if (s.taken_from >= 0)  // before the ops layer unpacks it
     return set_error(STF_ERR_STATE,
@@ -355,15 +356,24 @@ int PutSignalTransport::wait_send(Channel &c) {
 void PutSignalTransport::abandon(Channel &c) {
   if (!c.state) return;
   PutChannel &s = c.get<PutChannel>();
-  for (std::size_t k = 0; k < s.recvs.size(); k++)
-    if (s.recvs[k] != MPI_REQUEST_NULL && cancel_receive(&s.recvs[k])) cancelled(s, static_cast<int>(k));
-  if (s.seq_set && s.sent) {  // peers may have this operation's messages: a retry would send them again
+  int came_from = -1;  // a large message that came before the failure: a retry would wait for it again
+  for (std::size_t k = 0; k < s.recvs.size(); k++) {
+    if (s.recvs[k] == MPI_REQUEST_NULL) continue;
+    if (cancel_receive(&s.recvs[k]))
+      cancelled(s, static_cast<int>(k));
+    else
+      came_from = receivers_of(s.dir)[k]->rank;
+  }
+  if (s.seq_set && s.spent) {  // a retry would send messages again, or wait for ones taken
     if (broken_.empty())
       broken_ = "operation " + std::to_string(s.seq) +
-                " of this SF failed after its messages began to leave; its peers' operations no longer pair with "
-                "this rank's";
+                " of this SF failed after its messages began to leave or to be taken; its peers' operations no "
+                "longer pair with this rank's";
     return;
   }
+  if (s.seq_set && came_from >= 0 && broken_.empty())
+    broken_ = "operation " + std::to_string(s.seq) + " of this SF failed after its message larger than its region " +
+              "from rank " + std::to_string(came_from) + " had come, which beginning it again would wait for";
   // Nothing has left: its queued messages stay unwritten (the retry queues them again).
   for (char &q : s.pending) q = 0;
   s.forget_pending();

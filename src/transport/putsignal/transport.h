@@ -47,12 +47,14 @@ class PutSignalTransport final : public TransportDefaults {
   int wait_send(Channel &c) override;
   int test_recv(Channel &c, bool *done) override;
   int test_send(Channel &c, bool *done) override;
-  // Its large receives would take the channel's next messages. An operation
-  // that failed before any of its messages left gives its regions' turns
-  // back and drops its queued messages: the slot's next begin, with the same
+  // Its large receives would take the channel's next messages. A begin that
+  // failed before any of its messages left gives its regions' turns back
+  // and drops its queued messages: the slot's next begin, with the same
   // operation number, pairs with the peers' operation, which waits for this
-  // one's messages. Once one has left (PutChannel::sent), a retry would send
-  // it again: the SF then refuses new operations.
+  // one's messages. Once one has left, or the end has begun taking them
+  // (PutChannel::spent), or a large one came before its receive could be
+  // cancelled, a retry would send or await them again: the SF then refuses
+  // new operations.
   void abandon(Channel &c) override;
 
  private:
