@@ -6,6 +6,7 @@
 // persistent send through its general path, about 0.1 us more per message
 // (bench/README, sf_pingpong); and SimGrid's SMPI loses the message of a
 // restarted persistent send.
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -31,6 +32,10 @@ struct BasicChannel : ChannelState {
   std::vector<MPI_Status> recv_statuses;
   SizeMismatch mismatch;  // a received message of another size than posted for
   bool test_failed = false;  // a test of the receives failed: so does the end
+  // From the begin's first call to the end's: a begin that fails after a
+  // message left or came cannot be begun again (abandon).
+  bool in_begin = false;
+  bool recvs_started = false;  // active_recvs are started (MPI_Startall)
   ~BasicChannel() override {
     for (Cached &c : recvs)
       if (c.req != MPI_REQUEST_NULL) MPI_Request_free(&c.req);
@@ -44,17 +49,22 @@ class BasicTransport : public TransportDefaults {
   std::string describe() const override { return "basic (point-to-point, one message per peer)"; }
 
   int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) override {
+    STF_CHECK(refuse_if_broken());
     BasicChannel &s = c.get<BasicChannel>();
+    s.in_begin = true;
     s.mismatch.clear();
     forget_statuses(&s.recv_statuses);  // an operation abandoned midway leaves some
     s.test_failed = false;
     return start_recvs(receivers(plan_, d), &s, message_tag(comm_, d, leg), unit_bytes, recv);
   }
   int post_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, const void *const *send) override {
+    STF_CHECK(refuse_if_broken());
     BasicChannel &s = c.get<BasicChannel>();
     const Messages &peers = senders(plan_, d);
     const int tag = message_tag(comm_, d, leg);
+    s.in_begin = true;
     s.active_sends.clear();
+    s.active_sends.reserve(peers.count());  // no allocation after a message has left
     for (int k = 0; k < peers.count(); k++) {
       s.active_sends.push_back(MPI_REQUEST_NULL);
       STF_CHECK(isend_bytes(send[k], static_cast<std::size_t>(peers.size(k)) * unit_bytes, peers.ranks[k], tag,
@@ -64,6 +74,7 @@ class BasicTransport : public TransportDefaults {
   }
   int wait_recv(Channel &c) override {
     BasicChannel &s = c.get<BasicChannel>();
+    s.in_begin = false;
     STF_CHECK(wait_all(&s.active_recvs, &s.recv_statuses));
     STF_CHECK(check_sizes(s));
     if (s.test_failed) {  // its request stayed in flight, its error must not vanish
@@ -83,13 +94,24 @@ class BasicTransport : public TransportDefaults {
     return *done ? check_sizes(s) : STF_SUCCESS;
   }
   int test_send(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_sends, done); }
+  // A begin that failed after a message of it left, or after a peer's
+  // message came (its receive completed, so the retry's would take the
+  // peer's next one), cannot be begun again: the peers' operations no
+  // longer pair with this rank's, and new operations are refused.
   void abandon(Channel &c) override {
     if (!c.state) return;
     BasicChannel &s = c.get<BasicChannel>();
-    settle_recvs(&s);
+    bool moved = settle_recvs(&s);
     for (MPI_Request &q : s.active_sends)  // MPI finishes a send still going in the background
-      if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
+      if (q != MPI_REQUEST_NULL) {
+        MPI_Request_free(&q);
+        moved = true;
+      }
     s.active_sends.clear();
+    if (s.in_begin && moved && broken_.empty())
+      broken_ = "a begin of this SF failed after a message of it had left or come; its peers' operations no longer "
+                "pair with this rank's";
+    s.in_begin = false;
   }
 
  private:
@@ -99,6 +121,7 @@ class BasicTransport : public TransportDefaults {
                                                  std::size_t unit_bytes, void *const *bufs) {
     s->recvs.resize(peers.count());
     s->active_recvs.clear();
+    s->recvs_started = false;
     for (int k = 0; k < peers.count(); k++) {
       std::size_t bytes = static_cast<std::size_t>(peers.size(k)) * unit_bytes;
       BasicChannel::Cached &c = s->recvs[k];
@@ -114,6 +137,7 @@ class BasicTransport : public TransportDefaults {
     }
     if (!s->active_recvs.empty())
       STF_MPI(MPI_Startall(static_cast<int>(s->active_recvs.size()), s->active_recvs.data()));
+    s->recvs_started = true;
     return STF_SUCCESS;
   }
 
@@ -140,23 +164,37 @@ class BasicTransport : public TransportDefaults {
   // (active_recvs[k] is recvs[k]'s request, or MPI_REQUEST_NULL where a
   // failed wait freed it). One not yet matched is cancelled first (a
   // matched one completes: its message is on its way).
-  static void settle_recvs(BasicChannel *s) {
+  // Returns whether a started one had taken its message.
+  static bool settle_recvs(BasicChannel *s) {
+    bool came = false;
     for (std::size_t k = 0; k < s->active_recvs.size() && k < s->recvs.size(); k++) {
       MPI_Request q = s->active_recvs[k];
       BasicChannel::Cached &c = s->recvs[k];
-      int done = 0;
-      if (q != MPI_REQUEST_NULL && MPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
-        MPI_Cancel(&q);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      int done = 0, cancelled = 0;
+      MPI_Status status;
+      if (q != MPI_REQUEST_NULL && s->recvs_started && MPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+        if (!done) {
+          MPI_Cancel(&q);
+          MPI_Wait(&q, &status);
+          MPI_Test_cancelled(&status, &cancelled);
+        }
+        came |= !cancelled;
       }
       if (q != MPI_REQUEST_NULL && c.req == q) MPI_Request_free(&c.req);
       c = BasicChannel::Cached();
     }
     s->active_recvs.clear();
+    s->recvs_started = false;
+    return came;
+  }
+  int refuse_if_broken() const {
+    if (broken_.empty()) return STF_SUCCESS;
+    return set_error(STF_ERR_STATE, "basic transport: %s: destroy the SF", broken_.c_str());
   }
 
   const Comm &comm_;
   const Plan &plan_;
+  std::string broken_;  // why new operations are refused, if they are
 };
 
 }  // namespace

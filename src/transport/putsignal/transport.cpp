@@ -164,11 +164,11 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.seq = next_seq_[dir_index(d)]++;
     s.seq_set = true;
     s.dir = d;
-    s.unit_bytes = ub;
     s.spent = false;
     s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
     s.taken_from = -1;
   }
+  s.unit_bytes = ub;  // also where a failed operation is begun again with another unit
   return s;
 }
 
@@ -270,7 +270,9 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         break;
     }
   }
-  return s.npending ? progress(false, true) : STF_SUCCESS;
+  if (s.npending) STF_CHECK(progress(false, true));
+  s.spent = true;  // its messages are on their way (queued ones leave from any later call)
+  return STF_SUCCESS;
 }
 
 int PutSignalTransport::wait_recv(Channel &c) {
@@ -364,24 +366,32 @@ void PutSignalTransport::abandon(Channel &c) {
     else
       came_from = receivers_of(s.dir)[k]->rank;
   }
-  if (s.seq_set && s.spent) {  // a retry would send messages again, or wait for ones taken
-    if (broken_.empty())
-      broken_ = "operation " + std::to_string(s.seq) +
-                " of this SF failed after its messages began to leave or to be taken; its peers' operations no "
-                "longer pair with this rank's";
-    return;
-  }
-  if (s.seq_set && came_from >= 0 && broken_.empty())
-    broken_ = "operation " + std::to_string(s.seq) + " of this SF failed after its message larger than its region " +
-              "from rank " + std::to_string(came_from) + " had come, which beginning it again would wait for";
-  // Nothing has left: its queued messages stay unwritten (the retry queues them again).
+  // Its queued messages stay unwritten (a retry queues them again).
   for (char &q : s.pending) q = 0;
   s.forget_pending();
-  if (!s.lent) return;
-  std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
-  for (std::size_t k = 0; k < peers.size(); k++)
-    if (peers[k]->has_regions()) peers[k]->give_turn_back(s.seq, s.previous[k]);
+  if (!s.seq_set) return;
+  std::string why;
+  if (s.spent)
+    why = "failed after its messages began to leave or to be taken";
+  else if (came_from >= 0)
+    why = "failed after its message larger than its region from rank " + std::to_string(came_from) +
+          " had come, which beginning it again would wait for";
+  else if (!give_turns_back(s))
+    why = "failed in its end after later operations had taken their turns in its regions";
+  if (!why.empty() && broken_.empty())
+    broken_ = "operation " + std::to_string(s.seq) + " of this SF " + why +
+              "; its peers' operations no longer pair with this rank's";
+}
+
+bool PutSignalTransport::give_turns_back(PutChannel &s) {
+  if (!s.lent) return true;
   s.lent = false;
+  bool all = true;
+  for (std::size_t k = 0; k < senders_of(s.dir).size(); k++) {
+    SendLink &p = *senders_of(s.dir)[k];
+    if (p.has_regions()) all &= p.give_turn_back(s.seq, s.previous[k]);
+  }
+  return all;
 }
 
 }  // namespace putsignal
