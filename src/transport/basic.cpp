@@ -64,7 +64,8 @@ class BasicTransport : public TransportDefaults {
     const int tag = message_tag(comm_, d, leg);
     s.in_begin = true;
     s.active_sends.clear();
-    s.active_sends.reserve(peers.count());  // no allocation after a message has left
+    const std::size_t n = static_cast<std::size_t>(peers.count());
+    if (s.active_sends.capacity() < n) s.active_sends.reserve(n);  // no allocation after a message has left
     for (int k = 0; k < peers.count(); k++) {
       s.active_sends.push_back(MPI_REQUEST_NULL);
       STF_CHECK(isend_bytes(send[k], static_cast<std::size_t>(peers.size(k)) * unit_bytes, peers.ranks[k], tag,
