@@ -88,7 +88,7 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
     return rc ? rc : begin_kind(r);
   });
   if (rc) {
-    abandon_request(r);  // some messages may have been posted already
+    abandon_request(r, false);  // some messages may have been posted already
     release_request(r);
     return rc;
   }
@@ -107,7 +107,7 @@ int test_operation(stf_request r, stf_request *req, int *done) {
 
 int end_operation(stf_request r, stf_request *req) {
   const int rc = contained([&] { return end_kind(r); });
-  if (rc) abandon_request(r);  // what is still posted must not reach the slot's next use
+  if (rc) abandon_request(r, true);  // what is still posted must not reach the slot's next use
   release_request(r);
   *req = nullptr;
   return rc;

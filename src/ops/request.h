@@ -126,8 +126,8 @@ void release_request(stf_request r);
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out);
 int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out);
 // Cancel or complete whatever a failed operation left posted, so that the
-// slot can be released and reused.
-void abandon_request(stf_request r);
+// slot can be released and reused; in_end: it failed in its end.
+void abandon_request(stf_request r, bool in_end);
 // Free the pool's slots (none may be in flight).
 void free_requests(Engine &e);
 

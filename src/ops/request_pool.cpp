@@ -78,11 +78,11 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
   return STF_SUCCESS;
 }
 
-void abandon_request(stf_request r) {
+void abandon_request(stf_request r, bool in_end) {
   forget_deferred_sends(r);  // model C sends that will never be posted now
   Transport *t = r->mover->transport;
   for (Channel *c : {&r->to_leaf, &r->to_root}) {
-    if (t) t->abandon(*c);
+    if (t) t->abandon(*c, in_end);
     c->whole = false;
   }
 }

@@ -32,9 +32,6 @@ struct BasicChannel : ChannelState {
   std::vector<MPI_Status> recv_statuses;
   SizeMismatch mismatch;  // a received message of another size than posted for
   bool test_failed = false;  // a test of the receives failed: so does the end
-  // From the begin's first call to the end's: a begin that fails after a
-  // message left or came cannot be begun again (abandon).
-  bool in_begin = false;
   bool recvs_started = false;  // active_recvs are started (MPI_Startall)
   ~BasicChannel() override {
     for (Cached &c : recvs)
@@ -49,20 +46,17 @@ class BasicTransport : public TransportDefaults {
   std::string describe() const override { return "basic (point-to-point, one message per peer)"; }
 
   int post_recv(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void *const *recv) override {
-    STF_CHECK(refuse_if_broken());
+    STF_CHECK(refuse_if_broken());  // a begin's first call (post_send may serve an end)
     BasicChannel &s = c.get<BasicChannel>();
-    s.in_begin = true;
     s.mismatch.clear();
     forget_statuses(&s.recv_statuses);  // an operation abandoned midway leaves some
     s.test_failed = false;
     return start_recvs(receivers(plan_, d), &s, message_tag(comm_, d, leg), unit_bytes, recv);
   }
   int post_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, const void *const *send) override {
-    STF_CHECK(refuse_if_broken());
     BasicChannel &s = c.get<BasicChannel>();
     const Messages &peers = senders(plan_, d);
     const int tag = message_tag(comm_, d, leg);
-    s.in_begin = true;
     s.active_sends.clear();
     const std::size_t n = static_cast<std::size_t>(peers.count());
     if (s.active_sends.capacity() < n) s.active_sends.reserve(n);  // no allocation after a message has left
@@ -75,7 +69,6 @@ class BasicTransport : public TransportDefaults {
   }
   int wait_recv(Channel &c) override {
     BasicChannel &s = c.get<BasicChannel>();
-    s.in_begin = false;
     STF_CHECK(wait_all(&s.active_recvs, &s.recv_statuses));
     STF_CHECK(check_sizes(s));
     if (s.test_failed) {  // its request stayed in flight, its error must not vanish
@@ -99,7 +92,7 @@ class BasicTransport : public TransportDefaults {
   // message came (its receive completed, so the retry's would take the
   // peer's next one), cannot be begun again: the peers' operations no
   // longer pair with this rank's, and new operations are refused.
-  void abandon(Channel &c) override {
+  void abandon(Channel &c, bool in_end) override {
     if (!c.state) return;
     BasicChannel &s = c.get<BasicChannel>();
     bool moved = settle_recvs(&s);
@@ -109,10 +102,9 @@ class BasicTransport : public TransportDefaults {
         moved = true;
       }
     s.active_sends.clear();
-    if (s.in_begin && moved && broken_.empty())
+    if (!in_end && moved && broken_.empty())
       broken_ = "a begin of this SF failed after a message of it had left or come; its peers' operations no longer "
                 "pair with this rank's";
-    s.in_begin = false;
   }
 
  private:
@@ -136,9 +128,9 @@ class BasicTransport : public TransportDefaults {
       }
       s->active_recvs.push_back(c.req);
     }
+    s->recvs_started = true;  // also where MPI_Startall fails partway: abandon cancels what it started
     if (!s->active_recvs.empty())
       STF_MPI(MPI_Startall(static_cast<int>(s->active_recvs.size()), s->active_recvs.data()));
-    s->recvs_started = true;
     return STF_SUCCESS;
   }
 
@@ -173,8 +165,10 @@ class BasicTransport : public TransportDefaults {
       BasicChannel::Cached &c = s->recvs[k];
       int done = 0, cancelled = 0;
       MPI_Status status;
-      if (q != MPI_REQUEST_NULL && s->recvs_started && MPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
-        if (!done) {
+      if (q != MPI_REQUEST_NULL && s->recvs_started) {
+        if (MPI_Test(&q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+          done = 1;  // a message that failed to arrive whole (truncated) came all the same
+        } else if (!done) {
           MPI_Cancel(&q);
           MPI_Wait(&q, &status);
           MPI_Test_cancelled(&status, &cancelled);

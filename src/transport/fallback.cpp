@@ -59,11 +59,11 @@ class WithFallback final : public Transport {
   int end_whole(Channel &c, Direction d) override { return primary_->end_whole(c.get<State>().primary, d); }
   bool sends_may_be_deferred() const override { return primary_->sends_may_be_deferred(); }
   bool queues_on_stream() const override { return primary_->queues_on_stream(); }
-  void abandon(Channel &c) override {
+  void abandon(Channel &c, bool in_end) override {
     if (!c.state) return;
     State &s = c.get<State>();
-    primary_->abandon(s.primary);
-    basic_->abandon(s.basic);
+    primary_->abandon(s.primary, in_end);
+    basic_->abandon(s.basic, in_end);
   }
   bool lends(Direction d, Leg leg) const override { return !to_basic(leg) && primary_->lends(d, leg); }
   int lend_send(Channel &c, Direction d, Leg leg, std::size_t ub, void **send) override {

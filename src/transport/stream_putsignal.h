@@ -56,7 +56,7 @@ class StreamPutSignal : public TransportDefaults {
 
   bool sends_may_be_deferred() const override { return false; }  // already asynchronous on the stream
   bool queues_on_stream() const override { return true; }
-  void abandon(Channel &c) override {
+  void abandon(Channel &c, bool) override {
     StreamChannel &s = c.get<StreamChannel>();
     if (s.active) broken_ = true;
     end(s);

@@ -158,10 +158,11 @@ class Transport {
   // then device data needs no host wait around them and no staging.
   virtual bool queues_on_stream() const = 0;
 
-  // The operation on c failed between posting and waiting: leave nothing
-  // started that the channel's next use would trip over (receives not yet
-  // matched cancelled, sends still going released). Never fails.
-  virtual void abandon(Channel &c) = 0;
+  // The operation on c failed between posting and waiting, in its begin or
+  // (in_end) its end: leave nothing started that the channel's next use
+  // would trip over (receives not yet matched cancelled, sends still going
+  // released). Never fails.
+  virtual void abandon(Channel &c, bool in_end) = 0;
 };
 
 // What a transport that moves messages itself derives from: the optional
@@ -183,7 +184,7 @@ class TransportDefaults : public Transport {
   int end_whole(Channel &, Direction) override { return STF_ERR_INTERNAL; }
   bool sends_may_be_deferred() const override { return true; }
   bool queues_on_stream() const override { return false; }
-  void abandon(Channel &) override {}
+  void abandon(Channel &, bool) override {}
 };
 
 // The peers of each side: receivers of direction d are the ranks messages

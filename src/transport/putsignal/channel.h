@@ -56,10 +56,8 @@ struct PutChannel : ChannelState {
   std::vector<Route> route;
   std::vector<std::uint64_t> previous;  // the previous message of each one's region (SendLink::take_turn)
   bool lent = false;  // lend_send took the regions' turns, which abandon may give back
-  // The operation's number is spent: a message of it (or a mark) has left,
-  // post_send has returned, or its end has begun (taking its messages). A
-  // failed operation is begun again under its number only where it is not
-  // (abandon).
+  // A message of this operation (or a mark) has left: its number is spent,
+  // and a failed begin cannot be begun again under it (abandon).
   bool spent = false;
   std::vector<char> pending;  // queued, not written yet
   int npending = 0;

@@ -50,14 +50,9 @@ class SendLink : public Link {
     last = n + 1;
     return previous;
   }
-  // Undoes take_turn (an operation that failed before its messages were
-  // sent), where no later operation has taken the region's turn since.
-  // Returns whether it could.
-  bool give_turn_back(std::uint64_t n, std::uint64_t previous) {
-    std::uint64_t &last = last_in_region_[n & (last_in_region_.size() - 1)];
-    if (last != n + 1) return false;
-    last = previous;
-    return true;
+  // Undoes take_turn (a begin that failed before its messages were sent).
+  void give_turn_back(std::uint64_t n, std::uint64_t previous) {
+    last_in_region_[n & (last_in_region_.size() - 1)] = previous;
   }
 
   // Region n % S may take message n: its previous message's credit is back.

@@ -270,16 +270,13 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
         break;
     }
   }
-  if (s.npending) STF_CHECK(progress(false, true));
-  s.spent = true;  // its messages are on their way (queued ones leave from any later call)
-  return STF_SUCCESS;
+  return s.npending ? progress(false, true) : STF_SUCCESS;
 }
 
 int PutSignalTransport::wait_recv(Channel &c) {
   PutChannel &s = c.get<PutChannel>();
   const Messages &m = receivers(plan_, s.dir);
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(s.dir);
-  s.spent = true;
   if (s.nrecvs > 0) STF_CHECK(wait_large(s));
   if (s.taken_from >= 0)  // before the ops layer unpacks it
     return set_error(STF_ERR_STATE,
@@ -355,7 +352,7 @@ int PutSignalTransport::wait_send(Channel &c) {
   return s.mismatch.report("putsignal");
 }
 
-void PutSignalTransport::abandon(Channel &c) {
+void PutSignalTransport::abandon(Channel &c, bool in_end) {
   if (!c.state) return;
   PutChannel &s = c.get<PutChannel>();
   int came_from = -1;  // a large message that came before the failure: a retry would wait for it again
@@ -371,27 +368,26 @@ void PutSignalTransport::abandon(Channel &c) {
   s.forget_pending();
   if (!s.seq_set) return;
   std::string why;
-  if (s.spent)
-    why = "failed after its messages began to leave or to be taken";
+  if (in_end)  // its messages taken or on their way
+    why = "failed in its end";
+  else if (s.spent)
+    why = "failed after its messages began to leave";
   else if (came_from >= 0)
     why = "failed after its message larger than its region from rank " + std::to_string(came_from) +
           " had come, which beginning it again would wait for";
-  else if (!give_turns_back(s))
-    why = "failed in its end after later operations had taken their turns in its regions";
-  if (!why.empty() && broken_.empty())
+  if (why.empty()) return give_turns_back(s);
+  if (broken_.empty())
     broken_ = "operation " + std::to_string(s.seq) + " of this SF " + why +
               "; its peers' operations no longer pair with this rank's";
 }
 
-bool PutSignalTransport::give_turns_back(PutChannel &s) {
-  if (!s.lent) return true;
+void PutSignalTransport::give_turns_back(PutChannel &s) {
+  if (!s.lent) return;
   s.lent = false;
-  bool all = true;
   for (std::size_t k = 0; k < senders_of(s.dir).size(); k++) {
     SendLink &p = *senders_of(s.dir)[k];
-    if (p.has_regions()) all &= p.give_turn_back(s.seq, s.previous[k]);
+    if (p.has_regions()) p.give_turn_back(s.seq, s.previous[k]);
   }
-  return all;
 }
 
 }  // namespace putsignal

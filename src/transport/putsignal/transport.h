@@ -48,21 +48,19 @@ class PutSignalTransport final : public TransportDefaults {
   int test_recv(Channel &c, bool *done) override;
   int test_send(Channel &c, bool *done) override;
   // Its large receives would take the channel's next messages, and its
-  // queued messages are dropped. An operation that failed before its
-  // messages were on their way gives its regions' turns back: the slot's
-  // next begin, with the same operation number, pairs with the peers'
-  // operation, which waits for this one's messages. Where that cannot be
-  // (PutChannel::spent: post_send returned or a message left, or the end
-  // began taking them; a large one came before its receive could be
-  // cancelled; a later operation took a region's turn) the SF refuses new
-  // operations.
-  void abandon(Channel &c) override;
+  // queued messages are dropped. A begin that failed before any of its
+  // messages left gives its regions' turns back: the slot's next begin,
+  // with the same operation number, pairs with the peers' operation, which
+  // waits for this one's messages. Where that cannot be (a message left:
+  // PutChannel::spent; a large one came before its receive could be
+  // cancelled; the end failed) the SF refuses new operations.
+  void abandon(Channel &c, bool in_end) override;
 
  private:
   std::vector<std::unique_ptr<SendLink>> &senders_of(Direction d) { return layout_.senders(d); }
   std::vector<std::unique_ptr<ReceiveLink>> &receivers_of(Direction d) { return layout_.receivers(d); }
-  // The turns lend_send took for c; false where a later operation has taken one since.
-  bool give_turns_back(PutChannel &c);
+  // The turns lend_send took for c.
+  void give_turns_back(PutChannel &c);
   // The operation's channel state, numbered on its first call.
   PutChannel &start(Channel &c, Direction d, std::size_t ub);
   void size_peers(PutChannel &s, Direction d);
