@@ -77,6 +77,13 @@ struct Data {
   }
   ~Data() { MPI_Type_free(&unit); }
   int bcast(stf_sf sf) { return stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE); }
+  // A bcast whose MPI_Isend calls fail from the (succeeding + 1)-th on.
+  int bcast_failing(stf_sf sf, int succeeding) {
+    isends_left = succeeding;
+    const int rc = bcast(sf);
+    isends_left = -1;
+    return rc;
+  }
   // A bcast whose message may never come. putsignal's timeout ends it
   // (STF_ERR_TIMEOUT); basic has none, so it is polled for 2 s and, not
   // done, left in flight (its SF then cannot be destroyed: *in_flight).
@@ -113,9 +120,7 @@ void send_fails_after_one_left(Checker &ck, const std::string &options, MPI_Comm
   int received = 0;
   bool in_flight = false;
   if (me == 0) {
-    isends_left = 1;
-    ck.code(d.bcast(sf), STF_ERR_MPI, "bcast, its second send failing");
-    isends_left = -1;
+    ck.code(d.bcast_failing(sf, 1), STF_ERR_MPI, "bcast, its second send failing");
     ck.code(d.bcast(sf), STF_ERR_STATE, "the bcast again");
     ck.has_message("destroy the SF");
   } else {
@@ -139,9 +144,7 @@ void first_send_fails(Checker &ck, const std::string &options, MPI_Comm trio) {
   stf_sf sf = chain_sf(ck, options, trio, {-1, 0, 0});
   Data d(me);
   if (me == 0) {
-    isends_left = 0;
-    ck.code(d.bcast(sf), STF_ERR_MPI, "bcast, its first send failing");
-    isends_left = -1;
+    ck.code(d.bcast_failing(sf, 0), STF_ERR_MPI, "bcast, its first send failing");
     ck.code(d.bcast(sf), STF_SUCCESS, "the bcast again");
   } else {
     ck.code(d.bcast(sf), STF_SUCCESS, "bcast");
@@ -171,9 +174,7 @@ void received_before_failing(Checker &ck, const std::string &options, MPI_Comm t
   int retried = STF_SUCCESS;
   bool in_flight = false;  // (basic before its fix, rank 1: the retry's receive waits for the message taken)
   if (me == 1) {
-    isends_left = 0;
-    ck.code(d.bcast(sf), STF_ERR_MPI, "bcast, its send failing");
-    isends_left = -1;
+    ck.code(d.bcast_failing(sf, 0), STF_ERR_MPI, "bcast, its send failing");
     retried = d.bcast_or_give_up(sf, times_out(options), &in_flight);
     ck.code_either(retried, STF_SUCCESS, STF_ERR_STATE, "the bcast again");
     // Refused, the leaves are untouched or hold what the failed begin's

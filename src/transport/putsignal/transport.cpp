@@ -375,19 +375,17 @@ void PutSignalTransport::abandon(Channel &c, bool in_end) {
   else if (came_from >= 0)
     why = "failed after its message larger than its region from rank " + std::to_string(came_from) +
           " had come, which beginning it again would wait for";
-  if (why.empty()) return give_turns_back(s);
-  if (broken_.empty())
-    broken_ = "operation " + std::to_string(s.seq) + " of this SF " + why +
-              "; its peers' operations no longer pair with this rank's";
-}
-
-void PutSignalTransport::give_turns_back(PutChannel &s) {
-  if (!s.lent) return;
-  s.lent = false;
-  for (std::size_t k = 0; k < senders_of(s.dir).size(); k++) {
-    SendLink &p = *senders_of(s.dir)[k];
-    if (p.has_regions()) p.give_turn_back(s.seq, s.previous[k]);
+  if (!why.empty()) {
+    if (broken_.empty())
+      broken_ = "operation " + std::to_string(s.seq) + " of this SF " + why +
+                "; its peers' operations no longer pair with this rank's";
+    return;
   }
+  if (!s.lent) return;
+  std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
+  for (std::size_t k = 0; k < peers.size(); k++)
+    if (peers[k]->has_regions()) peers[k]->give_turn_back(s.seq, s.previous[k]);
+  s.lent = false;
 }
 
 }  // namespace putsignal

@@ -59,8 +59,6 @@ class PutSignalTransport final : public TransportDefaults {
  private:
   std::vector<std::unique_ptr<SendLink>> &senders_of(Direction d) { return layout_.senders(d); }
   std::vector<std::unique_ptr<ReceiveLink>> &receivers_of(Direction d) { return layout_.receivers(d); }
-  // The turns lend_send took for c.
-  void give_turns_back(PutChannel &c);
   // The operation's channel state, numbered on its first call.
   PutChannel &start(Channel &c, Direction d, std::size_t ub);
   void size_peers(PutChannel &s, Direction d);
