@@ -35,6 +35,12 @@ const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (
 // The step SFs; a step no rank uses has none.
 struct Chain {
   stf_sf sf[kSteps] = {};
+  // Steps that carry no message on any rank (every step but G when each
+  // node has one rank): only their self part, which the strategy runs
+  // itself on host data, skipping the step's operation; over basic, whose
+  // empty operations wait for no other rank, where the data is in device
+  // memory on some rank and the step SF runs.
+  bool self_only[kSteps] = {};
   stf_int send_units = 0, recv_units = 0;
   // What the steps of an operation of 1-byte units run on after one of
   // them failed on this rank (NodeAware::begin_step), allocated then.
@@ -70,6 +76,8 @@ struct StrategyOp {
   stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
   stf_request req[kSteps] = {};
   std::size_t unit_bytes = 0;  // packed
+  const Unit *unit = nullptr;
+  const Kernels *user_kernels = nullptr, *replace_kernels = nullptr;  // for self-only steps
   int error = STF_SUCCESS;  // the first failed step's, for the end
   std::string message;
   // The send and receive buffers, in the memory of the data the operation reads.
@@ -142,10 +150,15 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   known[G] = &g.cross_root;
   std::vector<std::unique_ptr<Plan>> plans;
   rc = plan_steps(sf, made.sf, known, kSteps, &plans, rc);
-  // Per step, whether a rank uses it; then the largest error code and the
-  // lowest rank that failed.
+  // Per step, whether a rank uses it (1: for its self part alone, 2: for
+  // messages); then the largest error code and the lowest rank that failed.
   int used[kSteps + 2];
-  for (int k = 0; k < kSteps; k++) used[k] = !graphs[k]->empty();
+  for (int k = 0; k < kSteps; k++) {
+    const std::vector<stf_node> &roots = graphs[k]->roots;
+    const bool messages =
+        std::any_of(roots.begin(), roots.end(), [&](const stf_node &n) { return n.rank != sf->rank; });
+    used[k] = messages ? 2 : graphs[k]->empty() ? 0 : 1;
+  }
   used[kSteps] = rc;
   used[kSteps + 1] = rc ? sf->size - sf->rank : 0;
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kSteps + 2, MPI_INT, MPI_MAX, sf->comm));
@@ -155,6 +168,8 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
                      sf->size - used[kSteps + 1]);
   for (int k = 0; k < kSteps; k++) {
     if (!used[k]) stf_destroy(&made.sf[k]);  // not set up: nothing collective
+    c->self_only[k] = used[k] == 1;
+    if (c->self_only[k]) made.sf[k]->opts.type = "basic";
     std::swap(c->sf[k], made.sf[k]);
   }
   c->send_units = g.send_units;
@@ -173,7 +188,8 @@ class NodeAware : public Strategy {
         chunk_units_(kind == NodeAwareKind::split ? static_cast<stf_int>(std::min<long>(INT_MAX, capped_units(split_bytes_)))
                                                   : 0) {}
 
-  // Collective: the steps, for every unit.
+  // Collective: the steps, for every unit; then the actions of the steps
+  // some rank uses.
   int init() {
     int rc = STF_SUCCESS;
     try {
@@ -181,7 +197,15 @@ class NodeAware : public Strategy {
     } catch (...) {
       rc = exception_error();
     }
-    return build_chain(sf_, kind_, node_transport_, net_transport_, chunk_units_, chain_.get(), rc);
+    STF_CHECK(build_chain(sf_, kind_, node_transport_, net_transport_, chunk_units_, chain_.get(), rc));
+    const bool two = kind_ == NodeAwareKind::two_step;
+    return contained([&] {
+      for (const Action &a : two ? bcast_2 : bcast_3)
+        if (chain_->sf[a.step]) bcast_actions_.push_back(a);
+      for (const Action &a : two ? reduce_2 : reduce_3)
+        if (chain_->sf[a.step]) reduce_actions_.push_back(a);
+      return STF_SUCCESS;
+    });
   }
 
   int begin(const OpArgs &a, const Resolved &res, StrategyOp **out) override {
@@ -191,11 +215,13 @@ class NodeAware : public Strategy {
     op->chain = chain;
     op->args = a;
     op->unit_bytes = res.unit->packed_bytes;
+    op->unit = res.unit;
+    op->user_kernels = res.kernels;
+    STF_CHECK(get_kernels(*res.unit, MPI_REPLACE, &op->replace_kernels));
     op->next = 0;
     STF_CHECK(memtype_of(a.src, a.src_mem, &op->src_mem));
     STF_CHECK(memtype_of(a.dst, a.dst_mem, &op->dst_mem));
-    const bool two = kind_ == NodeAwareKind::two_step, bcast = a.kind == OpKind::bcast;
-    op->actions = bcast ? (two ? &bcast_2 : &bcast_3) : (two ? &reduce_2 : &reduce_3);
+    op->actions = a.kind == OpKind::bcast ? &bcast_actions_ : &reduce_actions_;
     // Reserve room for a whole unit past the last slot's start.
     const std::size_t extent = res.unit->extent;
     auto room = [&](stf_int n) { return n ? (static_cast<std::size_t>(n) + 1) * extent : 0; };
@@ -267,7 +293,8 @@ class NodeAware : public Strategy {
       const Messages &out = step->plan->root, &in = step->plan->leaf;
       s << "    " << step_names[k] << ": sends " << out.count() << " message(s) of " << out.offset.back()
         << " unit(s) in all, receives " << in.count() << " of " << in.offset.back() << ", " << step->plan->self_leaf.n
-        << " unit(s) to itself\n";
+        << " unit(s) to itself" << (chain_->self_only[k] ? " (no messages on any rank: copied here, host data)" : "")
+        << "\n";
     }
     return s.str();
   }
@@ -326,9 +353,8 @@ class NodeAware : public Strategy {
       const Action a = acts[op->next];
       stf_sf step = op->chain->sf[a.step];
       stf_request *req = &op->req[a.step];
-      if (!step) continue;
       if (a.begin) {
-        keep(op, begin_step(op, a.step, req));
+        if (!(op->chain->self_only[a.step] && self_step(op, a.step))) keep(op, begin_step(op, a.step, req));
         continue;
       }
       if (!*req) continue;
@@ -384,6 +410,30 @@ class NodeAware : public Strategy {
                : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, req);
   }
 
+  // Step k of op where k carries no message: its self part, as the step
+  // SF's operation would run it, on host data; nothing once a step failed
+  // (no other rank reads it). Whether it ran (device data: the step SF's
+  // operation runs instead).
+  bool self_step(StrategyOp *op, Step k) const {
+    if (op->error != STF_SUCCESS) return true;
+    const void *root;
+    void *leaf;
+    stf_memtype rm, lm;
+    MPI_Op how;
+    arrays(op, k, &root, &rm, &leaf, &lm, &how);
+    if (rm != STF_MEMTYPE_HOST || lm != STF_MEMTYPE_HOST) return false;
+    stf_sf step = op->chain->sf[k];
+    const Plan &p = *step->plan;
+    const bool bcast = op->args.kind == OpKind::bcast;
+    const void *src = bcast ? root : leaf;
+    void *dst = bcast ? leaf : const_cast<void *>(root);
+    if (p.self_leaf.n == 0 || (how == MPI_REPLACE && src == dst && p.self_in_place)) return true;
+    const Kernels *kernels = how == MPI_REPLACE ? op->replace_kernels : op->user_kernels;
+    kernels->scatter(*op->unit, bcast ? p.self_root : p.self_leaf, src, bcast ? p.self_leaf : p.self_root, dst, how);
+    step->engine.stats.scatter_calls++;
+    return true;
+  }
+
   // The first failure of op's steps, with its message (later steps may
   // overwrite the thread's last message).
   static void keep(StrategyOp *op, int rc) {
@@ -398,6 +448,7 @@ class NodeAware : public Strategy {
   std::string node_transport_, net_transport_;
   stf_int chunk_units_;  // split: units per message between nodes (0: no cap)
   std::unique_ptr<Chain> chain_;
+  std::vector<Action> bcast_actions_, reduce_actions_;  // those of the steps with an SF
   std::vector<std::unique_ptr<StrategyOp>> ops_;
   std::vector<StrategyOp *> inflight_;  // begun and not ended, in begin order
 };

@@ -18,7 +18,9 @@
 // --no-counters (skip the counters and the kernels and waits per operation,
 // which are those of transports that move the exchange's own buffers: a
 // transport that lends its memory copies contiguous messages and packs per
-// message; a node-aware strategy runs several steps, each with its own).
+// message; a node-aware strategy runs several steps, each with its own),
+// --odd-ranks-on-host (the placements' device data on even ranks only: one
+// operation's ranks with their data in different memories).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +40,7 @@ using namespace stft;
 namespace {
 
 bool g_counters = true;  // --no-counters clears it
+bool g_odd_ranks_on_host = false;  // --odd-ranks-on-host sets it
 bool g_cuda = false;      // the active device is a GPU
 int g_first_path = 0;     // 1: the staged path only (MPI takes no device memory)
 
@@ -71,6 +74,8 @@ class Placed {
 struct Placement {
   const char *name;
   bool roots_on_device, leaves_on_device;
+  bool roots(int me) const { return roots_on_device && !(g_odd_ranks_on_host && me % 2); }
+  bool leaves(int me) const { return leaves_on_device && !(g_odd_ranks_on_host && me % 2); }
 };
 const Placement kPlacements[] = {{"roots+leaves on device", true, true},
                                  {"roots on device, leaves on host", true, false},
@@ -80,7 +85,7 @@ const Placement kPlacements[] = {{"roots+leaves on device", true, true},
 void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placement &pl, bool with_mem) {
   Buffer root = d.root_buffer(me), leaf = d.leaf_buffer(me);
   const Buffer root0 = root;
-  Placed pr(ck, *d.u, root, pl.roots_on_device), plf(ck, *d.u, leaf, pl.leaves_on_device);
+  Placed pr(ck, *d.u, root, pl.roots(me)), plf(ck, *d.u, leaf, pl.leaves(me));
   stf_stats before = stf_stats_init(), after = stf_stats_init();
   stf_get_stats(sf, &before);
   stf_request req = nullptr;
@@ -95,7 +100,7 @@ void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placem
   // (With REPLACE, messages received in place make the unpack one kernel
   // per other message.)
   stf_get_stats(sf, &after);
-  if (g_counters && pl.roots_on_device && pl.leaves_on_device && d.op != MPI_REPLACE) {
+  if (g_counters && pl.roots(me) && pl.leaves(me) && d.op != MPI_REPLACE) {
     ck.check(after.pack_calls - before.pack_calls <= 1 && after.unpack_calls - before.unpack_calls <= 1 &&
                  after.device_kernel_launches - before.device_kernel_launches <= 3,
              "%lld packs, %lld unpacks, %lld launches: want <= 1, 1, 3", after.pack_calls - before.pack_calls,
@@ -124,7 +129,7 @@ void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placem
 void device_reduce(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placement &pl, bool with_mem) {
   Buffer root = d.root_buffer(me), leaf = d.leaf_buffer(me);
   const Buffer leaf0 = leaf;
-  Placed pr(ck, *d.u, root, pl.roots_on_device), plf(ck, *d.u, leaf, pl.leaves_on_device);
+  Placed pr(ck, *d.u, root, pl.roots(me)), plf(ck, *d.u, leaf, pl.leaves(me));
   stf_request req = nullptr;
   int rc = with_mem
                ? stf_reduce_begin_mem(sf, d.u->type, plf.mtype(), plf.data(), pr.mtype(), pr.data(), d.op, &req)
@@ -148,8 +153,8 @@ void device_fetch(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placem
   Buffer want_root = root, want_update = update;
   expect_fetch(d, me, update_tag, &want_root, &want_update);
   {
-    Placed pr(ck, *d.u, root, pl.roots_on_device), plf(ck, *d.u, leaf, pl.leaves_on_device),
-        pu(ck, *d.u, update, pl.leaves_on_device);
+    Placed pr(ck, *d.u, root, pl.roots(me)), plf(ck, *d.u, leaf, pl.leaves(me)),
+        pu(ck, *d.u, update, pl.leaves(me));
     stf_request req = nullptr;
     if (!ck.code(stf_fetch_and_op_begin(sf, d.u->type, pr.data(), plf.data(), pu.data(), d.op, &req), STF_SUCCESS,
                  "fetch_and_op_begin"))
@@ -555,6 +560,7 @@ int main(int argc, char **argv) {
     atomics_only |= std::strcmp(argv[i], "--atomics-only") == 0;
     all_types |= std::strcmp(argv[i], "--all-types") == 0;
     counters &= std::strcmp(argv[i], "--no-counters") != 0;
+    g_odd_ranks_on_host |= std::strcmp(argv[i], "--odd-ranks-on-host") == 0;
   }
   if (atomics_only) {
     atomics_test(ck, me, size, 200);
