@@ -14,6 +14,8 @@
 // - The first send of a begin fails, before anything left: the bcast begun
 //   again sends each peer its message once (basic, and putsignal's heap and
 //   point-to-point routes, whose sends leave from the begin).
+// - So does one begun again after a reduce took the failed bcast's request
+//   slot.
 // - A begin fails when a message for it has come already: it may be begun
 //   again only where its receive was cancelled in time, else it is refused,
 //   never left waiting for that message or taking the next one.
@@ -157,6 +159,34 @@ void first_send_fails(Checker &ck, const std::string &options, MPI_Comm trio) {
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
+// As first_send_fails, but a reduce begun between the failed bcast and
+// the bcast begun again takes the failed one's request slot: the bcast
+// must pair with its peers' all the same (putsignal numbered it anew, on a
+// new slot, and its peers waited for the failed one's message).
+void retried_on_another_slot(Checker &ck, const std::string &options, MPI_Comm trio) {
+  ck.context(options + ": a bcast begun again after a reduce");
+  int me = 0;
+  MPI_Comm_rank(trio, &me);
+  stf_sf sf = chain_sf(ck, options, trio, {-1, 0, 0});
+  Data d(me);
+  std::vector<double> sum(3 * kUnits, 0.0), part(3 * kUnits, me);
+  stf_request bcast = nullptr, reduce = nullptr;
+  auto begin_bcast = [&] { return stf_bcast_begin(sf, d.unit, d.root.data(), d.leaf.data(), MPI_REPLACE, &bcast); };
+  if (me == 0) {
+    isends_left = 0;
+    ck.code(begin_bcast(), STF_ERR_MPI, "bcast_begin, its first send failing");
+    isends_left = -1;
+  }
+  // part into sum on rank 0 (REPLACE: the units are not of one base type).
+  ck.code(stf_reduce_begin(sf, d.unit, part.data(), sum.data(), MPI_REPLACE, &reduce), STF_SUCCESS, "reduce_begin");
+  ck.code(begin_bcast(), STF_SUCCESS, me == 0 ? "bcast_begin again" : "bcast_begin");
+  ck.code(stf_bcast_end(sf, &bcast), STF_SUCCESS, "bcast_end");
+  ck.code(stf_reduce_end(sf, &reduce), STF_SUCCESS, "reduce_end");
+  if (me > 0) ck.check(d.wrong(0, true) == 0, "%lld values wrong", d.wrong(0, true));
+  if (me == 0) ck.check(sum[0] == 1 || sum[0] == 2, "the reduce gave %g, not 1 or 2", sum[0]);
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
 // Rank 1 receives from rank 0 and sends to rank 2. Rank 0's message has
 // come (its bcast ended, and a barrier) when rank 1's begin fails on its
 // own send, before anything of it left: its receive cannot be cancelled,
@@ -211,6 +241,7 @@ int main(int argc, char **argv) {
     for (const std::string &o : routes) send_fails_after_one_left(ck, o, trio);
     for (const std::string &o : {routes[0], routes[1], routes[2]}) {  // sent from the begin
       first_send_fails(ck, o, trio);
+      retried_on_another_slot(ck, o, trio);
       received_before_failing(ck, o, trio);
     }
   }

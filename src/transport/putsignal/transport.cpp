@@ -161,7 +161,9 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.queues = queues_;
   }
   if (!s.seq_set) {
-    s.seq = next_seq_[dir_index(d)]++;
+    const int i = dir_index(d);
+    s.seq = retry_[i] ? retry_seq_[i] : next_seq_[i]++;
+    retry_[i] = false;
     s.seq_set = true;
     s.dir = d;
     s.spent = false;
@@ -381,11 +383,18 @@ void PutSignalTransport::abandon(Channel &c, bool in_end) {
                 "; its peers' operations no longer pair with this rank's";
     return;
   }
-  if (!s.lent) return;
-  std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
-  for (std::size_t k = 0; k < peers.size(); k++)
-    if (peers[k]->has_regions()) peers[k]->give_turn_back(s.seq, s.previous[k]);
-  s.lent = false;
+  if (s.lent) {
+    std::vector<std::unique_ptr<SendLink>> &peers = senders_of(s.dir);
+    for (std::size_t k = 0; k < peers.size(); k++)
+      if (peers[k]->has_regions()) peers[k]->give_turn_back(s.seq, s.previous[k]);
+    s.lent = false;
+  }
+  // Its number goes to the next begin in its direction, which may take
+  // another request slot (a begin in the other direction took this one);
+  // this channel's queue entries go stale.
+  retry_seq_[dir_index(s.dir)] = s.seq;
+  retry_[dir_index(s.dir)] = true;
+  s.seq_set = false;
 }
 
 }  // namespace putsignal
