@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/kernels.h"
@@ -86,6 +87,10 @@ struct alignas(256) stf_request_s {
   // Model C: the sends wait in the communicator's queue (deferred_sends.h).
   bool sends_deferred = false;
   stf::Direction deferred_dir = stf::Direction::root_to_leaf;
+  // Its deferred post failed inside another operation's call (which goes
+  // on): its own end reports it.
+  int deferred_error = STF_SUCCESS;
+  std::string deferred_message;
 
   // Set while the SF's strategy runs this operation (its steps hold the
   // data; this slot only carries the request's identity).

@@ -16,6 +16,8 @@
 //   point-to-point routes, whose sends leave from the begin).
 // - So does one begun again after a reduce took the failed bcast's request
 //   slot.
+// - A model C operation's deferred send fails inside another operation's
+//   begin: the failure is the first operation's, reported by its end.
 // - A begin fails when a message for it has come already: it may be begun
 //   again only where its receive was cancelled in time, else it is refused,
 //   never left waiting for that message or taking the next one.
@@ -221,6 +223,49 @@ void received_before_failing(Checker &ck, const std::string &options, MPI_Comm t
   if (!in_flight) ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
+// basic, stream model C: rank 0's bcast A on device data queues its sends
+// for its end; a host bcast H on another SF of the same communicator posts
+// them first, and A's first send fails there. That failure is A's: H
+// succeeds, A's end reports it (it used to fail H's begin and end A
+// "successfully" with no message sent). A's peers get nothing: polled, and
+// left in flight.
+void deferred_send_fails_in_another_call(Checker &ck, MPI_Comm trio) {
+  ck.context("basic, model C: a deferred send failing in another operation's begin");
+  int me = 0;
+  MPI_Comm_rank(trio, &me);
+  ck.code(stf_device_select("emu"), STF_SUCCESS, "stf_device_select emu");
+  stf_sf sf_a = chain_sf(ck, "-stf_type basic -stf_stream_model C", trio, {-1, 0, 0});
+  stf_sf sf_h = chain_sf(ck, "-stf_type basic", trio, {-1, 0, 0});
+  Data h(me);
+  std::vector<double> host_root(3 * kUnits, me), leaf(3 * kUnits, -1);
+  void *root = host_root.data();
+  if (me == 0) {
+    ck.code(stf_device_malloc(host_root.size() * sizeof(double), &root), STF_SUCCESS, "stf_device_malloc");
+    ck.code(stf_device_memcpy(root, host_root.data(), host_root.size() * sizeof(double)), STF_SUCCESS, "memcpy");
+  }
+  stf_request a = nullptr;
+  ck.code(stf_bcast_begin(sf_a, MPI_DOUBLE, root, leaf.data(), MPI_REPLACE, &a), STF_SUCCESS, "bcast_begin A");
+  bool a_in_flight = false;
+  if (me == 0) {
+    ck.code(h.bcast_failing(sf_h, 0), STF_SUCCESS, "bcast H, A's first send failing in its begin");
+    ck.code(stf_bcast_end(sf_a, &a), STF_ERR_MPI, "bcast_end A");
+    ck.has_message("another operation's call");
+    stf_device_free(root);
+  } else {
+    ck.code(h.bcast(sf_h), STF_SUCCESS, "bcast H");
+    ck.check(h.wrong(0, true) == 0, "H: %lld values wrong", h.wrong(0, true));
+    int done = 0, rc = STF_SUCCESS;
+    for (const double t0 = MPI_Wtime(); rc == STF_SUCCESS && !done && MPI_Wtime() - t0 < 2;) {
+      rc = stf_test(sf_a, &a, &done);
+      if (!done) usleep(1000);
+    }
+    ck.check(rc == STF_SUCCESS && !done, "A came (rc %d, done %d): its sends failed", rc, done);
+    a_in_flight = !done;
+  }
+  ck.code(stf_destroy(&sf_h), STF_SUCCESS, "stf_destroy H");
+  if (!a_in_flight) ck.code(stf_destroy(&sf_a), STF_SUCCESS, "stf_destroy A");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -244,6 +289,7 @@ int main(int argc, char **argv) {
       retried_on_another_slot(ck, o, trio);
       received_before_failing(ck, o, trio);
     }
+    deferred_send_fails_in_another_call(ck, trio);  // last: it selects the emulated device
   }
   if (trio != MPI_COMM_NULL) MPI_Comm_free(&trio);
   const int rc = ck.finish();
