@@ -140,8 +140,11 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
     if (made.sf[k]) {
       // The SF's own summary and view cover them; off on every rank, as a
       // summary at destruction is collective (the defaults may have it on).
+      // So is -stf_debug's agreement in every begin: the SF's begin agreed
+      // already, and a rank may skip a step that carries no message.
       made.sf[k]->opts.log_view = false;
       made.sf[k]->opts.view = false;
+      made.sf[k]->opts.debug = false;
     }
     if (!rc) rc = ok;
   }
@@ -293,8 +296,8 @@ class NodeAware : public Strategy {
       const Messages &out = step->plan->root, &in = step->plan->leaf;
       s << "    " << step_names[k] << ": sends " << out.count() << " message(s) of " << out.offset.back()
         << " unit(s) in all, receives " << in.count() << " of " << in.offset.back() << ", " << step->plan->self_leaf.n
-        << " unit(s) to itself" << (chain_->self_only[k] ? " (no messages on any rank: copied here, host data)" : "")
-        << "\n";
+        << " unit(s) to itself"
+        << (chain_->self_only[k] ? " (no messages on any rank: over basic, host data copied here)" : "") << "\n";
     }
     return s.str();
   }
@@ -357,8 +360,11 @@ class NodeAware : public Strategy {
         if (!(op->chain->self_only[a.step] && self_step(op, a.step))) keep(op, begin_step(op, a.step, req));
         continue;
       }
-      if (!*req) continue;
+      // begin stops at the first end, also one with nothing to end (a step
+      // copied here, or whose begin failed): every rank then begins the
+      // later steps of its operations in the same order.
       if (first) return;
+      if (!*req) continue;
       if (!wait) {
         int ready = 0;
         const int rc = stf_test(step, req, &ready);
@@ -428,6 +434,11 @@ class NodeAware : public Strategy {
     const void *src = bcast ? root : leaf;
     void *dst = bcast ? leaf : const_cast<void *>(root);
     if (p.self_leaf.n == 0 || (how == MPI_REPLACE && src == dst && p.self_in_place)) return true;
+    if (!src || !dst) {  // as the step's begin would fail; the later steps pass it on
+      keep(op, set_error(STF_ERR_NULL, "%s: data is NULL but this rank copies %d unit(s) in node-aware step %s",
+                         op_kind_name(op->args.kind), static_cast<int>(p.self_leaf.n), step_names[k]));
+      return true;
+    }
     const Kernels *kernels = how == MPI_REPLACE ? op->replace_kernels : op->user_kernels;
     kernels->scatter(*op->unit, bcast ? p.self_root : p.self_leaf, src, bcast ? p.self_leaf : p.self_root, dst, how);
     step->engine.stats.scatter_calls++;

@@ -33,8 +33,8 @@ inline int post_deferred_sends(DeferredSends &queue, stf_request upto) {
 }
 // A failed operation's sends, if queued, will never be posted.
 void forget_deferred_sends(stf_request r);
-// The failure of r's deferred post inside another operation's call
-// (STF_SUCCESS if none): its end and tests report it.
+// The failure of r's deferred post, in whichever call it came (the
+// caller of r's end or test checks r->deferred_error first).
 int deferred_failure(stf_request r);
 
 }  // namespace stf

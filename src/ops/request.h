@@ -87,8 +87,8 @@ struct alignas(256) stf_request_s {
   // Model C: the sends wait in the communicator's queue (deferred_sends.h).
   bool sends_deferred = false;
   stf::Direction deferred_dir = stf::Direction::root_to_leaf;
-  // Its deferred post failed inside another operation's call (which goes
-  // on): its own end reports it.
+  // Its deferred post failed (in its own call or in another operation's,
+  // which fails too): its end and tests report it.
   int deferred_error = STF_SUCCESS;
   std::string deferred_message;
 

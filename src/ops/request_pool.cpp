@@ -73,6 +73,7 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
   pick->mover = &mover;
   pick->kind = kind;
   pick->last_bytes = unit_bytes;
+  pick->deferred_error = STF_SUCCESS;  // its last operation's, reported by that one's end
   owner.pending++;
   *out = pick;
   return STF_SUCCESS;

@@ -454,6 +454,50 @@ void model_c_end_order(Checker &ck, int me, int size) {
   }
 }
 
+// --odd-ranks-on-host: two bcasts in flight, the first on device data on odd
+// ranks only, the second on host data, ended second first. A node-aware
+// strategy copies its steps without messages itself on host data and runs
+// them on device data: its ranks must still begin their later steps in the
+// same order.
+void mixed_in_flight(Checker &ck, int me, int size) {
+  const int n = 32;
+  ck.context("two bcasts in flight, the first on device data on odd ranks only");
+  stf_sf sf = make_sf(ck, shift_graph(me, size, n, true), MPI_COMM_WORLD, nullptr, STF_COPY_VALUES);
+  if (!sf) return;
+  std::vector<int> host_root[2], host_leaf[2];
+  void *root[2], *leaf[2];
+  for (int k = 0; k < 2; ++k) {
+    host_root[k].resize(n);
+    host_leaf[k].assign(n, -1);
+    for (int i = 0; i < n; ++i) host_root[k][i] = 10000 * k + 100 * me + i;
+    root[k] = host_root[k].data();
+    leaf[k] = host_leaf[k].data();
+  }
+  const bool device = me % 2;
+  if (device) {
+    stf_device_malloc(n * sizeof(int), &root[0]);
+    stf_device_malloc(n * sizeof(int), &leaf[0]);
+    stf_device_memcpy(root[0], host_root[0].data(), n * sizeof(int));
+  }
+  stf_request req[2] = {nullptr, nullptr};
+  for (int k = 0; k < 2; ++k)
+    ck.code(stf_bcast_begin(sf, MPI_INT, root[k], leaf[k], MPI_REPLACE, &req[k]), STF_SUCCESS, "bcast_begin");
+  ck.code(stf_bcast_end(sf, &req[1]), STF_SUCCESS, "bcast_end (second)");
+  ck.code(stf_bcast_end(sf, &req[0]), STF_SUCCESS, "bcast_end (first)");
+  stf_device_synchronize();
+  if (device) {
+    stf_device_memcpy(host_leaf[0].data(), leaf[0], n * sizeof(int));
+    stf_device_free(root[0]);
+    stf_device_free(leaf[0]);
+  }
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < n; ++i) {
+      const int want = 10000 * k + 100 * ((me + 1) % size) + (n - 1 - i);
+      if (!ck.check(host_leaf[k][i] == want, "operation %d leaf %d = %d, want %d", k, i, host_leaf[k][i], want)) break;
+    }
+  stf_destroy(&sf);
+}
+
 // Every leaf of every rank adds 1 to root 0 of rank 0: the unpack at rank 0
 // hits one slot from all positions of one kernel, split over the emu pool.
 // trials: up to this many runs, stopping at the first wrong sum.
@@ -570,6 +614,7 @@ int main(int argc, char **argv) {
     if (counters) counter_tests(ck, me, size);
     if (!g_cuda) ordering_tests(ck, me, size);
     model_c_end_order(ck, me, size);
+    if (g_odd_ranks_on_host) mixed_in_flight(ck, me, size);
     atomics_test(ck, me, size, 10);
     oracle_suite(ck, me, seed, nrandom, all_types);
   }

@@ -17,7 +17,7 @@
 // - So does one begun again after a reduce took the failed bcast's request
 //   slot.
 // - A model C operation's deferred send fails inside another operation's
-//   begin: the failure is the first operation's, reported by its end.
+//   begin, or in its own test: its end reports the failure.
 // - A begin fails when a message for it has come already: it may be begun
 //   again only where its receive was cancelled in time, else it is refused,
 //   never left waiting for that message or taking the next one.
@@ -225,12 +225,13 @@ void received_before_failing(Checker &ck, const std::string &options, MPI_Comm t
 
 // basic, stream model C: rank 0's bcast A on device data queues its sends
 // for its end; a host bcast H on another SF of the same communicator posts
-// them first, and A's first send fails there. That failure is A's: H
-// succeeds, A's end reports it (it used to fail H's begin and end A
-// "successfully" with no message sent). A's peers get nothing: polled, and
-// left in flight.
-void deferred_send_fails_in_another_call(Checker &ck, MPI_Comm trio) {
-  ck.context("basic, model C: a deferred send failing in another operation's begin");
+// them first, and A's first send fails there. H's begin fails (its own
+// sends must not leave after A's failed), and A's end reports the failure:
+// it used to end with STF_SUCCESS, its messages unsent. Also where A's
+// first test posts them: its end reports what the test did. The peers get
+// neither operation: polled, and left in flight.
+void deferred_send_fails(Checker &ck, MPI_Comm trio, bool in_test) {
+  ck.context(std::string("basic, model C: a deferred send failing in ") + (in_test ? "its test" : "another begin"));
   int me = 0;
   MPI_Comm_rank(trio, &me);
   ck.code(stf_device_select("emu"), STF_SUCCESS, "stf_device_select emu");
@@ -243,27 +244,38 @@ void deferred_send_fails_in_another_call(Checker &ck, MPI_Comm trio) {
     ck.code(stf_device_malloc(host_root.size() * sizeof(double), &root), STF_SUCCESS, "stf_device_malloc");
     ck.code(stf_device_memcpy(root, host_root.data(), host_root.size() * sizeof(double)), STF_SUCCESS, "memcpy");
   }
-  stf_request a = nullptr;
+  stf_request a = nullptr, hreq = nullptr;
   ck.code(stf_bcast_begin(sf_a, MPI_DOUBLE, root, leaf.data(), MPI_REPLACE, &a), STF_SUCCESS, "bcast_begin A");
-  bool a_in_flight = false;
+  bool in_flight = false;
   if (me == 0) {
-    ck.code(h.bcast_failing(sf_h, 0), STF_SUCCESS, "bcast H, A's first send failing in its begin");
+    isends_left = 0;
+    int done = 0;
+    if (in_test)
+      ck.code(stf_test(sf_a, &a, &done), STF_ERR_MPI, "stf_test A, its first send failing");
+    else
+      ck.code(stf_bcast_begin(sf_h, h.unit, h.root.data(), h.leaf.data(), MPI_REPLACE, &hreq), STF_ERR_MPI,
+              "bcast_begin H, A's first send failing in it");
+    isends_left = -1;
     ck.code(stf_bcast_end(sf_a, &a), STF_ERR_MPI, "bcast_end A");
-    ck.has_message("another operation's call");
+    ck.has_message("deferred sends");
     stf_device_free(root);
   } else {
-    ck.code(h.bcast(sf_h), STF_SUCCESS, "bcast H");
-    ck.check(h.wrong(0, true) == 0, "H: %lld values wrong", h.wrong(0, true));
-    int done = 0, rc = STF_SUCCESS;
-    for (const double t0 = MPI_Wtime(); rc == STF_SUCCESS && !done && MPI_Wtime() - t0 < 2;) {
-      rc = stf_test(sf_a, &a, &done);
-      if (!done) usleep(1000);
+    if (!in_test)
+      ck.code(stf_bcast_begin(sf_h, h.unit, h.root.data(), h.leaf.data(), MPI_REPLACE, &hreq), STF_SUCCESS,
+              "bcast_begin H");
+    int done_a = 0, done_h = 0, rc = STF_SUCCESS;
+    for (const double t0 = MPI_Wtime(); rc == STF_SUCCESS && !done_a && !done_h && MPI_Wtime() - t0 < 2;) {
+      rc = stf_test(sf_a, &a, &done_a);
+      if (rc == STF_SUCCESS && !in_test) rc = stf_test(sf_h, &hreq, &done_h);
+      usleep(1000);
     }
-    ck.check(rc == STF_SUCCESS && !done, "A came (rc %d, done %d): its sends failed", rc, done);
-    a_in_flight = !done;
+    ck.check(rc == STF_SUCCESS && !done_a && !done_h, "a message came (rc %d, A %d, H %d)", rc, done_a, done_h);
+    in_flight = true;
   }
-  ck.code(stf_destroy(&sf_h), STF_SUCCESS, "stf_destroy H");
-  if (!a_in_flight) ck.code(stf_destroy(&sf_a), STF_SUCCESS, "stf_destroy A");
+  if (!in_flight) {
+    ck.code(stf_destroy(&sf_h), STF_SUCCESS, "stf_destroy H");
+    ck.code(stf_destroy(&sf_a), STF_SUCCESS, "stf_destroy A");
+  }
 }
 
 }  // namespace
@@ -289,7 +301,7 @@ int main(int argc, char **argv) {
       retried_on_another_slot(ck, o, trio);
       received_before_failing(ck, o, trio);
     }
-    deferred_send_fails_in_another_call(ck, trio);  // last: it selects the emulated device
+    for (bool in_test : {false, true}) deferred_send_fails(ck, trio, in_test);  // last: they select the emulated device
   }
   if (trio != MPI_COMM_NULL) MPI_Comm_free(&trio);
   const int rc = ck.finish();

@@ -49,7 +49,7 @@ struct PutChannel : ChannelState {
   // once, by its first operation (PutSignalTransport::start).
   int sized_for = -1;
   std::uint64_t seq = 0;
-  bool seq_set = false;  // from the first call of an operation until wait_send
+  bool seq_set = false;  // from the first call of an operation until wait_send (or a retryable abandon)
   std::size_t unit_bytes = 0;
   Direction dir = Direction::root_to_leaf;
   // Send side, per sending peer.

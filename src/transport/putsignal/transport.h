@@ -49,9 +49,9 @@ class PutSignalTransport final : public TransportDefaults {
   int test_send(Channel &c, bool *done) override;
   // Its large receives would take the channel's next messages, and its
   // queued messages are dropped. A begin that failed before any of its
-  // messages left gives its regions' turns back: the slot's next begin,
-  // with the same operation number, pairs with the peers' operation, which
-  // waits for this one's messages. Where that cannot be (a message left:
+  // messages left gives its regions' turns back and its operation number to
+  // the next begin in its direction (on any slot), which pairs with the
+  // peers' operation waiting for this one's messages. Where that cannot be (a message left:
   // PutChannel::spent; a large one came before its receive could be
   // cancelled; the end failed) the SF refuses new operations.
   void abandon(Channel &c, bool in_end) override;
