@@ -17,10 +17,40 @@ void defer_sends(stf_request r, Direction d) {
   r->mover->deferred->push_back(r);
 }
 
-// A post that fails fails the call (its own sends must not leave after
-// it) and is kept on the request it belongs to, whose end or test reports
-// it (also where the call was a test of that request, which leaves it in
-// flight).
+namespace {
+
+// Request q's post failed (rc): some of its messages never left, and the
+// peers' receives for them would take this rank's next messages of the
+// same SF. So q and every request of its SF still queued fail (their ends
+// and tests report it), and the SF refuses new operations. Requests of
+// other SFs stay queued: their messages pair as before.
+void fail_sf(DeferredSends &queue, stf_request q, int rc) {
+  std::string why;
+  try {
+    why = stf_last_error_message();
+  } catch (...) {
+  }
+  Engine &sf = *q->mover;
+  for (stf_request r : queue)
+    if (r->mover == &sf) r->sends_deferred = false, r->deferred_error = rc;
+  q->deferred_error = rc;
+  queue.erase(std::remove_if(queue.begin(), queue.end(), [&](stf_request r) { return r->mover == &sf; }),
+              queue.end());
+  try {
+    q->deferred_message = why;
+    for (stf_request r : sf.pool)
+      if (r->deferred_error != STF_SUCCESS && r != q) r->deferred_message = "an earlier operation's: " + why;
+    if (sf.broken.empty()) sf.broken = "a deferred send failed (model C): " + why;
+  } catch (...) {
+    if (sf.broken.empty()) sf.broken = "?";  // refused all the same
+  }
+}
+
+}  // namespace
+
+// A failed post fails its SF (fail_sf), and the call it came in where that
+// is a begin (its sends must not leave after the failed ones) or an end or
+// test of a request of the same SF (upto); one of another SF goes on.
 int post_queued_sends(DeferredSends &queue, stf_request upto) {
   if (upto && !upto->sends_deferred) return STF_SUCCESS;
   while (!queue.empty()) {
@@ -29,13 +59,9 @@ int post_queued_sends(DeferredSends &queue, stf_request upto) {
     q->sends_deferred = false;
     const int rc = q->memory->post_deferred_sends(q);
     if (rc != STF_SUCCESS) {
-      q->deferred_error = rc;
-      try {
-        q->deferred_message = stf_last_error_message();
-      } catch (...) {
-        q->deferred_message.clear();  // the code alone
-      }
-      return rc;
+      fail_sf(queue, q, rc);
+      if (!upto || upto->mover == q->mover) return deferred_failure(upto ? upto : q);
+      continue;
     }
     if (q == upto) break;
   }
@@ -44,7 +70,7 @@ int post_queued_sends(DeferredSends &queue, stf_request upto) {
 
 int deferred_failure(stf_request r) {
   if (r->deferred_error == STF_SUCCESS) return STF_SUCCESS;
-  return set_error(r->deferred_error, "%s (posting this operation's deferred sends, model C)",
+  return set_error(r->deferred_error, "%s (posting deferred sends, model C)",
                    r->deferred_message.empty() ? stf_error_name(r->deferred_error) : r->deferred_message.c_str());
 }
 

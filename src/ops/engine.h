@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/options.h"
@@ -33,6 +34,9 @@ struct Engine {
   std::vector<stf_request> pool;      // request slots, reused (request.h)
   std::vector<stf_request> idle;      // the slots of pool not in use, last released last
   int pending = 0;                    // requests begun and not ended
+  // Why new operations are refused (deferred_sends.cpp: a deferred post
+  // failed, and the peers' operations no longer pair with this rank's).
+  std::string broken;
   unsigned long long fetch_sequence = 0;  // numbers fetch-and-ops in begin order
   stf_stats stats{};                  // counted by the operations
   // Timings per public operation kind (stf_op_kind), in clock ticks

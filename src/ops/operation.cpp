@@ -74,6 +74,8 @@ int resolve_unit(const OpArgs &a, Resolved *out) {
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
   *req = nullptr;
   STF_CHECK(check_data(*mover.graph, a));
+  if (!mover.broken.empty())
+    return set_error(STF_ERR_STATE, "%s_begin: %s; destroy the SF", op_kind_name(a.kind), mover.broken.c_str());
   stf_request r = nullptr;
   STF_CHECK(acquire_request(owner, mover, a.kind, res.unit->packed_bytes, &r));
   r->unit = res.unit;

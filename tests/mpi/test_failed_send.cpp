@@ -228,8 +228,9 @@ void received_before_failing(Checker &ck, const std::string &options, MPI_Comm t
 // them first, and A's first send fails there. H's begin fails (its own
 // sends must not leave after A's failed), and A's end reports the failure:
 // it used to end with STF_SUCCESS, its messages unsent. Also where A's
-// first test posts them: its end reports what the test did. The peers get
-// neither operation: polled, and left in flight.
+// first test posts them: its end reports what the test did. A's SF then
+// refuses new operations. The peers get neither operation: polled, and
+// left in flight.
 void deferred_send_fails(Checker &ck, MPI_Comm trio, bool in_test) {
   ck.context(std::string("basic, model C: a deferred send failing in ") + (in_test ? "its test" : "another begin"));
   int me = 0;
@@ -258,6 +259,9 @@ void deferred_send_fails(Checker &ck, MPI_Comm trio, bool in_test) {
     isends_left = -1;
     ck.code(stf_bcast_end(sf_a, &a), STF_ERR_MPI, "bcast_end A");
     ck.has_message("deferred sends");
+    // The peers' receives for A would take this rank's next messages of A's SF.
+    ck.code(stf_bcast_begin(sf_a, MPI_DOUBLE, root, leaf.data(), MPI_REPLACE, &a), STF_ERR_STATE, "A begun again");
+    ck.has_message("destroy the SF");
     stf_device_free(root);
   } else {
     if (!in_test)
