@@ -25,25 +25,22 @@ namespace {
 // and tests report it), and the SF refuses new operations. Requests of
 // other SFs stay queued: their messages pair as before.
 void fail_sf(DeferredSends &queue, stf_request q, int rc) {
-  std::string why;
-  try {
-    why = stf_last_error_message();
-  } catch (...) {
-  }
   Engine &sf = *q->mover;
-  for (stf_request r : queue)
-    if (r->mover == &sf) r->sends_deferred = false, r->deferred_error = rc;
+  auto of_sf = [&sf](stf_request r) { return r->mover == &sf; };
   q->deferred_error = rc;
-  queue.erase(std::remove_if(queue.begin(), queue.end(), [&](stf_request r) { return r->mover == &sf; }),
-              queue.end());
+  q->deferred_message.clear();
+  for (stf_request r : queue)
+    if (of_sf(r)) r->sends_deferred = false, r->deferred_error = rc, r->deferred_message.clear();
   try {
+    const std::string why = stf_last_error_message();
     q->deferred_message = why;
-    for (stf_request r : sf.pool)
-      if (r->deferred_error != STF_SUCCESS && r != q) r->deferred_message = "an earlier operation's: " + why;
+    for (stf_request r : queue)
+      if (of_sf(r)) r->deferred_message = "an earlier operation's: " + why;
     if (sf.broken.empty()) sf.broken = "a deferred send failed (model C): " + why;
-  } catch (...) {
+  } catch (...) {  // the codes alone
     if (sf.broken.empty()) sf.broken = "?";  // refused all the same
   }
+  queue.erase(std::remove_if(queue.begin(), queue.end(), of_sf), queue.end());
 }
 
 }  // namespace

@@ -37,6 +37,15 @@ int isends_left = -1;  // armed (>= 0): how many more MPI_Isend calls succeed
 
 bool isend_fails() { return isends_left >= 0 && isends_left-- == 0; }
 
+// call() with MPI_Isend failing from the (succeeding + 1)-th call on.
+template <class Call>
+int isends_failing(int succeeding, Call call) {
+  isends_left = succeeding;
+  const int rc = call();
+  isends_left = -1;
+  return rc;
+}
+
 }  // namespace
 
 extern "C" int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -83,10 +92,7 @@ struct Data {
   int bcast(stf_sf sf) { return stf_bcast(sf, unit, root.data(), leaf.data(), MPI_REPLACE); }
   // A bcast whose MPI_Isend calls fail from the (succeeding + 1)-th on.
   int bcast_failing(stf_sf sf, int succeeding) {
-    isends_left = succeeding;
-    const int rc = bcast(sf);
-    isends_left = -1;
-    return rc;
+    return isends_failing(succeeding, [&] { return bcast(sf); });
   }
   // A bcast whose message may never come. putsignal's timeout ends it
   // (STF_ERR_TIMEOUT); basic has none, so it is polled for 2 s and, not
@@ -174,11 +180,7 @@ void retried_on_another_slot(Checker &ck, const std::string &options, MPI_Comm t
   std::vector<double> sum(3 * kUnits, 0.0), part(3 * kUnits, me);
   stf_request bcast = nullptr, reduce = nullptr;
   auto begin_bcast = [&] { return stf_bcast_begin(sf, d.unit, d.root.data(), d.leaf.data(), MPI_REPLACE, &bcast); };
-  if (me == 0) {
-    isends_left = 0;
-    ck.code(begin_bcast(), STF_ERR_MPI, "bcast_begin, its first send failing");
-    isends_left = -1;
-  }
+  if (me == 0) ck.code(isends_failing(0, begin_bcast), STF_ERR_MPI, "bcast_begin, its first send failing");
   // part into sum on rank 0 (REPLACE: the units are not of one base type).
   ck.code(stf_reduce_begin(sf, d.unit, part.data(), sum.data(), MPI_REPLACE, &reduce), STF_SUCCESS, "reduce_begin");
   ck.code(begin_bcast(), STF_SUCCESS, me == 0 ? "bcast_begin again" : "bcast_begin");
@@ -246,17 +248,16 @@ void deferred_send_fails(Checker &ck, MPI_Comm trio, bool in_test) {
     ck.code(stf_device_memcpy(root, host_root.data(), host_root.size() * sizeof(double)), STF_SUCCESS, "memcpy");
   }
   stf_request a = nullptr, hreq = nullptr;
+  auto begin_h = [&] { return stf_bcast_begin(sf_h, h.unit, h.root.data(), h.leaf.data(), MPI_REPLACE, &hreq); };
   ck.code(stf_bcast_begin(sf_a, MPI_DOUBLE, root, leaf.data(), MPI_REPLACE, &a), STF_SUCCESS, "bcast_begin A");
   bool in_flight = false;
   if (me == 0) {
-    isends_left = 0;
     int done = 0;
     if (in_test)
-      ck.code(stf_test(sf_a, &a, &done), STF_ERR_MPI, "stf_test A, its first send failing");
+      ck.code(isends_failing(0, [&] { return stf_test(sf_a, &a, &done); }), STF_ERR_MPI,
+              "stf_test A, its first send failing");
     else
-      ck.code(stf_bcast_begin(sf_h, h.unit, h.root.data(), h.leaf.data(), MPI_REPLACE, &hreq), STF_ERR_MPI,
-              "bcast_begin H, A's first send failing in it");
-    isends_left = -1;
+      ck.code(isends_failing(0, begin_h), STF_ERR_MPI, "bcast_begin H, A's first send failing in it");
     ck.code(stf_bcast_end(sf_a, &a), STF_ERR_MPI, "bcast_end A");
     ck.has_message("deferred sends");
     // The peers' receives for A would take this rank's next messages of A's SF.
@@ -264,9 +265,7 @@ void deferred_send_fails(Checker &ck, MPI_Comm trio, bool in_test) {
     ck.has_message("destroy the SF");
     stf_device_free(root);
   } else {
-    if (!in_test)
-      ck.code(stf_bcast_begin(sf_h, h.unit, h.root.data(), h.leaf.data(), MPI_REPLACE, &hreq), STF_SUCCESS,
-              "bcast_begin H");
+    if (!in_test) ck.code(begin_h(), STF_SUCCESS, "bcast_begin H");
     int done_a = 0, done_h = 0, rc = STF_SUCCESS;
     for (const double t0 = MPI_Wtime(); rc == STF_SUCCESS && !done_a && !done_h && MPI_Wtime() - t0 < 2;) {
       rc = stf_test(sf_a, &a, &done_a);

@@ -161,9 +161,7 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.queues = queues_;
   }
   if (!s.seq_set) {
-    const int i = dir_index(d);
-    s.seq = retry_[i] ? retry_seq_[i] : next_seq_[i]++;
-    retry_[i] = false;
+    s.seq = next_seq_[dir_index(d)]++;
     s.seq_set = true;
     s.dir = d;
     s.spent = false;
@@ -390,10 +388,10 @@ void PutSignalTransport::abandon(Channel &c, bool in_end) {
     s.lent = false;
   }
   // Its number goes to the next begin in its direction, which may take
-  // another request slot (a begin in the other direction took this one);
-  // this channel's queue entries go stale.
-  retry_seq_[dir_index(s.dir)] = s.seq;
-  retry_[dir_index(s.dir)] = true;
+  // another request slot (a begin in the other direction took this one): it
+  // is the direction's last number, taken in this begin. This channel's
+  // queue entries go stale.
+  next_seq_[dir_index(s.dir)] = s.seq;
   s.seq_set = false;
 }
 

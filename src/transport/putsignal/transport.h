@@ -195,11 +195,6 @@ class PutSignalTransport final : public TransportDefaults {
   const long spins_;  // polls before yielding (Backoff)
   Layout layout_;
   std::uint64_t next_seq_[kDirections] = {0, 0};
-  // Per direction, the number of a begin that failed before anything of it
-  // left (abandon), which this rank's next operation in that direction takes,
-  // on whichever request slot: its peers' operations pair with it.
-  std::uint64_t retry_seq_[kDirections] = {0, 0};
-  bool retry_[kDirections] = {false, false};
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   // Per direction, the queues (region_queues.h) of messages to write, then
   // of messages awaited (PutChannel::queues).
