@@ -42,6 +42,16 @@ struct Chain {
   // memory on some rank and the step SF runs.
   bool self_only[kSteps] = {};
   stf_int send_units = 0, recv_units = 0;
+  // Where a self-only S copies a contiguous run of this rank's roots into
+  // the whole send buffer in order, that run's first root; where a
+  // self-only R1 copies the whole receive buffer in order into a
+  // contiguous run of leaves and R2 does nothing here, that run's first
+  // leaf; else -1. G may then read or write the user's array there in
+  // place of the buffer (NodeAware::choose_aliases says when), one copy fewer.
+  stf_int send_alias = -1, recv_alias = -1;
+  // Whether L (inside the node) writes roots of this rank in a reduce;
+  // whether G touches this rank's step roots (in 2step the user's roots).
+  bool local_writes_roots = false, cross_touches_roots = false;
   // What the steps of an operation of 1-byte units run on after one of
   // them failed on this rank (NodeAware::begin_step), allocated then.
   std::vector<char> failed_data;
@@ -74,6 +84,9 @@ struct StrategyOp {
   std::size_t next = 0;  // the next action
   OpArgs args{OpKind::bcast, MPI_DATATYPE_NULL, MPI_REPLACE, nullptr, nullptr, nullptr};
   stf_memtype src_mem = STF_MEMTYPE_HOST, dst_mem = STF_MEMTYPE_HOST;
+  // G reads or writes the user's roots (leaves) in place of the send
+  // (receive) buffer, and S (R1) is skipped: Chain::send_alias, recv_alias.
+  bool send_alias = false, recv_alias = false;
   stf_request req[kSteps] = {};
   std::size_t unit_bytes = 0;  // packed
   const Unit *unit = nullptr;
@@ -108,6 +121,30 @@ struct StrategyOp {
 };
 
 namespace {
+
+bool is_range(const IndexList &l, stf_int n) { return l.n == n && l.kind == IndexKind::contiguous; }
+bool touches_nothing(const Plan &p) { return p.self_leaf.n == 0 && p.root.count() == 0 && p.leaf.count() == 0; }
+
+// Chain's aliases and what L and G touch on this rank, from its set-up
+// steps. Only steps that carry no message on any rank are aliased: a rank
+// may skip those alone.
+void find_aliases(Chain *c) {
+  if (c->sf[S] && c->self_only[S] && c->send_units > 0) {
+    const Plan &p = *c->sf[S]->plan;
+    if (is_range(p.self_leaf, c->send_units) && p.self_leaf.start == 0 && is_range(p.self_root, c->send_units))
+      c->send_alias = p.self_root.start;
+  }
+  if (c->sf[R1] && c->self_only[R1] && c->recv_units > 0 && (!c->sf[R2] || touches_nothing(*c->sf[R2]->plan))) {
+    const Plan &p = *c->sf[R1]->plan;
+    if (is_range(p.self_root, c->recv_units) && p.self_root.start == 0 && is_range(p.self_leaf, c->recv_units))
+      c->recv_alias = p.self_leaf.start;
+  }
+  auto touches_roots = [&](Step k) {
+    return c->sf[k] && (c->sf[k]->plan->self_root.n > 0 || c->sf[k]->plan->root.count() > 0);
+  };
+  c->local_writes_roots = touches_roots(L);
+  c->cross_touches_roots = touches_roots(G);
+}
 
 // Collective: plan the steps, make an SF for each and plan them inside the
 // nodes, then one allreduce over the communicator says which steps some rank
@@ -177,7 +214,9 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   }
   c->send_units = g.send_units;
   c->recv_units = g.recv_units;
-  return install_steps(c->sf, &plans);
+  STF_CHECK(install_steps(c->sf, &plans));
+  find_aliases(c);
+  return STF_SUCCESS;
 }
 
 class NodeAware : public Strategy {
@@ -225,6 +264,7 @@ class NodeAware : public Strategy {
     STF_CHECK(memtype_of(a.src, a.src_mem, &op->src_mem));
     STF_CHECK(memtype_of(a.dst, a.dst_mem, &op->dst_mem));
     op->actions = a.kind == OpKind::bcast ? &bcast_actions_ : &reduce_actions_;
+    choose_aliases(op);
     // Reserve room for a whole unit past the last slot's start.
     const std::size_t extent = res.unit->extent;
     auto room = [&](stf_int n) { return n ? (static_cast<std::size_t>(n) + 1) * extent : 0; };
@@ -299,6 +339,12 @@ class NodeAware : public Strategy {
         << " unit(s) to itself"
         << (chain_->self_only[k] ? " (no messages on any rank: over basic, host data copied here)" : "") << "\n";
     }
+    if (chain_->send_alias >= 0)
+      s << "    G uses the roots from " << chain_->send_alias << " in place of the send buffer, S skipped (a "
+        << "bcast; a reduce unless MPI_REPLACE with L writing roots here)\n";
+    if (chain_->recv_alias >= 0)
+      s << "    G uses the leaves from " << chain_->recv_alias << " in place of the receive buffer, R skipped "
+        << "(a reduce; a bcast with MPI_REPLACE)\n";
     return s.str();
   }
 
@@ -311,11 +357,35 @@ class NodeAware : public Strategy {
     return stf_get_memtype(p, out);
   }
 
+  // Whether op's G uses the user's arrays in place of the buffers (a NULL
+  // array is left to the skipped step's error). The leaves not for a bcast
+  // with another op than MPI_REPLACE: R1 combines with it. A reduce's G
+  // combines into the roots itself; with MPI_REPLACE it may receive into
+  // them in place, so only where L writes none of them. The leaves not
+  // where they overlap the roots in one array: G would send from what it
+  // receives into.
+  void choose_aliases(StrategyOp *op) const {
+    const Chain &c = *chain_;
+    const bool bcast = op->args.kind == OpKind::bcast, replace = op->args.op == MPI_REPLACE;
+    const void *roots = bcast ? op->args.src : op->args.dst, *leaves = bcast ? op->args.dst : op->args.src;
+    op->send_alias = roots && c.send_alias >= 0 && (bcast || !replace || !c.local_writes_roots);
+    op->recv_alias = leaves && c.recv_alias >= 0 && (!bcast || replace);
+    const bool two = kind_ == NodeAwareKind::two_step;  // its G takes the user's roots anyway
+    if (op->recv_alias && roots == leaves &&
+        ((two && c.cross_touches_roots) || (op->send_alias && c.send_alias < c.recv_alias + c.recv_units &&
+                                             c.recv_alias < c.send_alias + c.send_units)))
+      op->recv_alias = false;
+  }
+
   StrategyOp *free_op() {
     for (auto &op : ops_)
       if (!op->busy) return op.get();
     ops_.push_back(std::make_unique<StrategyOp>());
     return ops_.back().get();
+  }
+
+  static void *unit_at(void *array, stf_int unit, const StrategyOp *op) {
+    return static_cast<char *>(array) + static_cast<std::size_t>(unit) * op->unit->extent;
   }
 
   // The arrays a step reads and writes for op (steps.h: bcast direction).
@@ -332,12 +402,15 @@ class NodeAware : public Strategy {
     switch (k) {
       case L: *root = uroot, *rmem = urm, *leaf = uleaf, *lmem = ulm, *how = user; return;
       case S: *root = uroot, *rmem = urm, *leaf = op->send.ptr, *lmem = bm, *how = bcast ? MPI_REPLACE : user; return;
-      case G:
-        if (two) *root = uroot, *rmem = urm;
+      case G: {
+        const bool user_roots = two || op->send_alias;  // 2step's G starts at the roots
+        if (user_roots) *root = unit_at(uroot, two ? 0 : chain_->send_alias, op), *rmem = urm;
         else *root = op->send.ptr, *rmem = bm;
-        *leaf = op->recv.ptr, *lmem = bm;
-        *how = bcast || !two ? MPI_REPLACE : user;
+        if (op->recv_alias) *leaf = unit_at(uleaf, chain_->recv_alias, op), *lmem = ulm;
+        else *leaf = op->recv.ptr, *lmem = bm;
+        *how = bcast || !user_roots ? MPI_REPLACE : user;
         return;
+      }
       case R1: *root = op->recv.ptr, *rmem = bm, *leaf = uleaf, *lmem = ulm, *how = bcast ? user : MPI_REPLACE; return;
       default: *root = op->recv.ptr, *rmem = bm, *leaf = uleaf, *lmem = ulm, *how = user; return;
     }
@@ -357,7 +430,9 @@ class NodeAware : public Strategy {
       stf_sf step = op->chain->sf[a.step];
       stf_request *req = &op->req[a.step];
       if (a.begin) {
-        if (!(op->chain->self_only[a.step] && self_step(op, a.step))) keep(op, begin_step(op, a.step, req));
+        const bool aliased = (a.step == S && op->send_alias) || (a.step == R1 && op->recv_alias);
+        if (!aliased && !(op->chain->self_only[a.step] && self_step(op, a.step)))
+          keep(op, begin_step(op, a.step, req));
         continue;
       }
       // begin stops at the first end, also one with nothing to end (a step

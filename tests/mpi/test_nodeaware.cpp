@@ -173,6 +173,52 @@ void run_ops(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const std::st
   }
 }
 
+// One rank per node, each rank's leaves a contiguous run of the next
+// rank's roots: G uses the user's arrays in place of the step buffers, so
+// no rank copies anything itself (scatter_calls), but for a bcast with
+// another op than MPI_REPLACE, whose R combines, and the leaves of a bcast
+// into the array of its roots (R copies). Values against the ring.
+void check_in_place(Checker &ck, const char *strategy, int me, int size) {
+  ck.context(std::string("in place, ") + strategy);
+  const int n = 5;
+  LocalGraph g;
+  g.nroots = n;
+  for (int i = 0; i < n; i++) g.iremote.push_back({(me + 1) % size, static_cast<stf_int>(i)});
+  const std::string options = std::string("-stf_type ") + strategy + " -stf_ranks_per_node 1";
+  stf_sf sf = make_sf(ck, g, MPI_COMM_WORLD, options.c_str(), STF_COPY_VALUES);
+  if (!sf) return;
+  const int next = (me + 1) % size, prev = (me + size - 1) % size;
+  struct Case {
+    bool bcast;
+    MPI_Op op;
+    long long copies;
+    bool one_array;
+  };
+  for (const Case c : {Case{true, MPI_REPLACE, 0, false}, Case{true, MPI_SUM, 1, false},
+                       Case{false, MPI_SUM, 0, false}, Case{false, MPI_REPLACE, 0, false},
+                       Case{true, MPI_REPLACE, 1, true}}) {
+    std::vector<double> roots(n), own_leaves(n);
+    std::vector<double> &leaves = c.one_array ? roots : own_leaves;
+    for (int i = 0; i < n; i++) roots[i] = 10 * me + i, own_leaves[i] = 100 + i;
+    ck.code(stf_reset_stats(sf), STF_SUCCESS, "stf_reset_stats");
+    ck.code(c.bcast ? stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), c.op)
+                    : stf_reduce(sf, MPI_DOUBLE, leaves.data(), roots.data(), c.op),
+            STF_SUCCESS, c.bcast ? "bcast" : "reduce");
+    stf_stats st = stf_stats_init();
+    ck.code(stf_get_stats(sf, &st), STF_SUCCESS, "stf_get_stats");
+    ck.check(st.scatter_calls == c.copies, "%s %s%s: %lld copies on the rank, want %lld", c.bcast ? "bcast" : "reduce",
+             c.op == MPI_SUM ? "sum" : "replace", c.one_array ? " (one array)" : "", st.scatter_calls, c.copies);
+    for (int i = 0; i < n; i++) {
+      const double want = c.bcast ? 10 * next + i + (c.op == MPI_SUM ? 100 + i : 0)
+                                  : 100 + i + (c.op == MPI_SUM ? 10 * me + i : 0);
+      const double got = c.bcast ? leaves[i] : roots[i];
+      ck.check(got == want, "%s: unit %d is %g, want %g (from rank %d)", c.bcast ? "bcast" : "reduce", i, got, want,
+               c.bcast ? next : prev);
+    }
+  }
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
 std::vector<std::string> split_list(const std::string &s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -241,6 +287,8 @@ int main(int argc, char **argv) {
         ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
       }
     }
+  if (size > 1)
+    for (const char *strategy : {"2step", "3step", "split"}) check_in_place(ck, strategy, me, size);
   free_units(units);
   const int rc = ck.finish();
   MPI_Finalize();
