@@ -47,7 +47,8 @@ struct Chain {
   // self-only R1 copies the whole receive buffer in order into a
   // contiguous run of leaves and R2 does nothing here, that run's first
   // leaf; else -1. G may then read or write the user's array there in
-  // place of the buffer (NodeAware::choose_aliases says when), one copy fewer.
+  // place of the buffer (NodeAware::choose_aliases says when): one copy
+  // fewer. A rank decides alone: its G's op and unit stay the same.
   stf_int send_alias = -1, recv_alias = -1;
   // Whether L (inside the node) writes roots of this rank in a reduce;
   // whether G touches this rank's step roots (in 2step the user's roots).
@@ -341,7 +342,7 @@ class NodeAware : public Strategy {
     }
     if (chain_->send_alias >= 0)
       s << "    G uses the roots from " << chain_->send_alias << " in place of the send buffer, S skipped (a "
-        << "bcast; a reduce unless MPI_REPLACE with L writing roots here)\n";
+        << "bcast; a reduce with MPI_REPLACE)\n";
     if (chain_->recv_alias >= 0)
       s << "    G uses the leaves from " << chain_->recv_alias << " in place of the receive buffer, R skipped "
         << "(a reduce; a bcast with MPI_REPLACE)\n";
@@ -358,17 +359,17 @@ class NodeAware : public Strategy {
   }
 
   // Whether op's G uses the user's arrays in place of the buffers (a NULL
-  // array is left to the skipped step's error). The leaves not for a bcast
-  // with another op than MPI_REPLACE: R1 combines with it. A reduce's G
-  // combines into the roots itself; with MPI_REPLACE it may receive into
-  // them in place, so only where L writes none of them. The leaves not
-  // where they overlap the roots in one array: G would send from what it
-  // receives into.
+  // array is left to the skipped step's error). Only with MPI_REPLACE where
+  // the skipped step would combine with the op: R1 in a bcast, S in a
+  // reduce (G's op stays MPI_REPLACE, the same on every rank, as collective
+  // transports need). A reduce's G may then receive into the roots in place,
+  // so only where L writes none of them. The leaves not where they overlap
+  // the roots in one array: G would send from what it receives into.
   void choose_aliases(StrategyOp *op) const {
     const Chain &c = *chain_;
     const bool bcast = op->args.kind == OpKind::bcast, replace = op->args.op == MPI_REPLACE;
     const void *roots = bcast ? op->args.src : op->args.dst, *leaves = bcast ? op->args.dst : op->args.src;
-    op->send_alias = roots && c.send_alias >= 0 && (bcast || !replace || !c.local_writes_roots);
+    op->send_alias = roots && c.send_alias >= 0 && (bcast || (replace && !c.local_writes_roots));
     op->recv_alias = leaves && c.recv_alias >= 0 && (!bcast || replace);
     const bool two = kind_ == NodeAwareKind::two_step;  // its G takes the user's roots anyway
     if (op->recv_alias && roots == leaves &&
@@ -403,12 +404,14 @@ class NodeAware : public Strategy {
       case L: *root = uroot, *rmem = urm, *leaf = uleaf, *lmem = ulm, *how = user; return;
       case S: *root = uroot, *rmem = urm, *leaf = op->send.ptr, *lmem = bm, *how = bcast ? MPI_REPLACE : user; return;
       case G: {
-        const bool user_roots = two || op->send_alias;  // 2step's G starts at the roots
-        if (user_roots) *root = unit_at(uroot, two ? 0 : chain_->send_alias, op), *rmem = urm;
+        // After a failed step the buffers: what G then moves is garbage.
+        const bool ok = op->error == STF_SUCCESS;
+        if (two) *root = uroot, *rmem = urm;
+        else if (op->send_alias && ok) *root = unit_at(uroot, chain_->send_alias, op), *rmem = urm;
         else *root = op->send.ptr, *rmem = bm;
-        if (op->recv_alias) *leaf = unit_at(uleaf, chain_->recv_alias, op), *lmem = ulm;
+        if (op->recv_alias && ok) *leaf = unit_at(uleaf, chain_->recv_alias, op), *lmem = ulm;
         else *leaf = op->recv.ptr, *lmem = bm;
-        *how = bcast || !user_roots ? MPI_REPLACE : user;
+        *how = bcast || !two ? MPI_REPLACE : user;
         return;
       }
       case R1: *root = op->recv.ptr, *rmem = bm, *leaf = uleaf, *lmem = ulm, *how = bcast ? user : MPI_REPLACE; return;

@@ -175,9 +175,10 @@ void run_ops(Checker &ck, stf_sf sf, const GlobalGraph &g, int me, const std::st
 
 // One rank per node, each rank's leaves a contiguous run of the next
 // rank's roots: G uses the user's arrays in place of the step buffers, so
-// no rank copies anything itself (scatter_calls), but for a bcast with
-// another op than MPI_REPLACE, whose R combines, and the leaves of a bcast
-// into the array of its roots (R copies). Values against the ring.
+// no rank copies anything itself (scatter_calls), but where the step
+// combines with another op than MPI_REPLACE (a bcast's R, a reduce's S in
+// 3step and split) and for the leaves of a bcast into the array of its
+// roots (R copies). Values against the ring.
 void check_in_place(Checker &ck, const char *strategy, int me, int size) {
   ck.context(std::string("in place, ") + strategy);
   const int n = 5;
@@ -194,8 +195,9 @@ void check_in_place(Checker &ck, const char *strategy, int me, int size) {
     long long copies;
     bool one_array;
   };
+  const long long reduce_sum_copies = std::string(strategy) == "2step" ? 0 : 1;  // 2step's G combines
   for (const Case c : {Case{true, MPI_REPLACE, 0, false}, Case{true, MPI_SUM, 1, false},
-                       Case{false, MPI_SUM, 0, false}, Case{false, MPI_REPLACE, 0, false},
+                       Case{false, MPI_SUM, reduce_sum_copies, false}, Case{false, MPI_REPLACE, 0, false},
                        Case{true, MPI_REPLACE, 1, true}}) {
     std::vector<double> roots(n), own_leaves(n);
     std::vector<double> &leaves = c.one_array ? roots : own_leaves;
@@ -215,6 +217,39 @@ void check_in_place(Checker &ck, const char *strategy, int me, int size) {
       ck.check(got == want, "%s: unit %d is %g, want %g (from rank %d)", c.bcast ? "bcast" : "reduce", i, got, want,
                c.bcast ? next : prev);
     }
+  }
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
+// Rank 0's leaves read every other rank's roots, over a collective
+// transport between nodes (one rank per node): the ranks with roots use
+// them in place, rank 0 has none, and every rank's G must still be given
+// the same op (a reduce with MPI_SUM once hung here).
+void check_same_op(Checker &ck, const char *strategy, int me, int size) {
+  ck.context(std::string("same op in G, ") + strategy);
+  const int n = 3;
+  LocalGraph g;
+  g.nroots = me == 0 ? 0 : n;
+  if (me == 0)
+    for (int r = 1; r < size; r++)
+      for (int i = 0; i < n; i++) g.iremote.push_back({r, static_cast<stf_int>(i)});
+  const std::string options =
+      std::string("-stf_type ") + strategy + " -stf_ranks_per_node 1 -stf_net_transport collective";
+  stf_sf sf = make_sf(ck, g, MPI_COMM_WORLD, options.c_str(), STF_COPY_VALUES);
+  if (!sf) return;
+  std::vector<double> roots(n), leaves(me == 0 ? n * (size - 1) : 0);
+  for (int i = 0; i < n; i++) roots[i] = 10 * me + i;
+  for (std::size_t j = 0; j < leaves.size(); j++) leaves[j] = 100 + static_cast<double>(j);
+  ck.code(stf_reduce(sf, MPI_DOUBLE, leaves.data(), roots.data(), MPI_SUM), STF_SUCCESS, "reduce");
+  for (int i = 0; me > 0 && i < n; i++) {
+    const double want = 10 * me + i + 100 + (me - 1) * n + i;
+    ck.check(roots[i] == want, "reduce: root %d is %g, want %g", i, roots[i], want);
+  }
+  ck.code(stf_bcast(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
+  for (std::size_t j = 0; j < leaves.size(); j++) {
+    const int r = 1 + static_cast<int>(j) / n, i = static_cast<int>(j) % n;
+    const double want = 10 * r + i + 100 + (r - 1) * n + i;
+    ck.check(leaves[j] == want, "bcast: leaf %zu is %g, want %g", j, leaves[j], want);
   }
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
@@ -288,7 +323,10 @@ int main(int argc, char **argv) {
       }
     }
   if (size > 1)
-    for (const char *strategy : {"2step", "3step", "split"}) check_in_place(ck, strategy, me, size);
+    for (const char *strategy : {"2step", "3step", "split"}) {
+      check_in_place(ck, strategy, me, size);
+      check_same_op(ck, strategy, me, size);
+    }
   free_units(units);
   const int rc = ck.finish();
   MPI_Finalize();
