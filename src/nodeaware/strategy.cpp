@@ -20,8 +20,11 @@
 #include <sstream>
 #include <string>
 
+#include "core/clock.h"
 #include "core/error.h"
+#include "device/device.h"
 #include "nodeaware/strategy.h"
+#include "ops/operation.h"
 #include "sf/methods.h"
 
 namespace stf {
@@ -91,7 +94,8 @@ struct StrategyOp {
   stf_request req[kSteps] = {};
   std::size_t unit_bytes = 0;  // packed
   const Unit *unit = nullptr;
-  const Kernels *user_kernels = nullptr, *replace_kernels = nullptr;  // for self-only steps
+  Resolved resolved;  // the user's unit and op
+  const Kernels *replace_kernels = nullptr;  // the unit's MPI_REPLACE, found when a step needs it
   int error = STF_SUCCESS;  // the first failed step's, for the end
   std::string message;
   // The send and receive buffers, in the memory of the data the operation reads.
@@ -259,8 +263,8 @@ class NodeAware : public Strategy {
     op->args = a;
     op->unit_bytes = res.unit->packed_bytes;
     op->unit = res.unit;
-    op->user_kernels = res.kernels;
-    STF_CHECK(get_kernels(*res.unit, MPI_REPLACE, &op->replace_kernels));
+    op->resolved = res;
+    op->replace_kernels = nullptr;
     op->next = 0;
     STF_CHECK(memtype_of(a.src, a.src_mem, &op->src_mem));
     STF_CHECK(memtype_of(a.dst, a.dst_mem, &op->dst_mem));
@@ -350,12 +354,22 @@ class NodeAware : public Strategy {
   }
 
  private:
+  // As the ops layer asks (resolve_memory): the device its operations use.
   static int memtype_of(const void *p, int given, stf_memtype *out) {
     if (given != -1) {
       *out = static_cast<stf_memtype>(given);
       return STF_SUCCESS;
     }
-    return stf_get_memtype(p, out);
+    Device *dev = nullptr;
+    STF_CHECK(operations_device(&dev));
+    *out = dev->memtype(p);
+    return STF_SUCCESS;
+  }
+
+  static int replace_kernels(StrategyOp *op, const Kernels **out) {
+    if (!op->replace_kernels) STF_CHECK(get_kernels(*op->unit, MPI_REPLACE, &op->replace_kernels));
+    *out = op->replace_kernels;
+    return STF_SUCCESS;
   }
 
   // Whether op's G uses the user's arrays in place of the buffers (a NULL
@@ -445,13 +459,13 @@ class NodeAware : public Strategy {
       if (!*req) continue;
       if (!wait) {
         int ready = 0;
-        const int rc = stf_test(step, req, &ready);
+        const int rc = test_step(step, req, &ready);
         if (rc == STF_SUCCESS && !ready) return;
         keep(op, rc);
         if (!*req) continue;  // completed (or failed in its end)
       }
       // Waited for, or its test failed (which leaves it in flight).
-      keep(op, op->args.kind == OpKind::bcast ? stf_bcast_end(step, req) : stf_reduce_end(step, req));
+      keep(op, end_step(step, req));
     }
     *done = true;
   }
@@ -489,9 +503,29 @@ class NodeAware : public Strategy {
         rm = lm = STF_MEMTYPE_HOST;
       }
     }
-    return op->args.kind == OpKind::bcast
-               ? stf_bcast_begin_mem(step, t, rm, root, lm, leaf, how, req)
-               : stf_reduce_begin_mem(step, t, lm, leaf, rm, const_cast<void *>(root), how, req);
+    const bool bcast = op->args.kind == OpKind::bcast;
+    const OpArgs sa{op->args.kind, t, how, bcast ? root : leaf, bcast ? leaf : const_cast<void *>(root), nullptr,
+                    bcast ? rm : lm, bcast ? lm : rm};
+    Resolved res = op->resolved;
+    if (t != op->args.type) STF_CHECK(resolve_unit(sa, &res));
+    else if (how != op->args.op) STF_CHECK(replace_kernels(op, &res.kernels));  // steps take the op or REPLACE
+    return contained([&] { return begin_operation(step->engine, step->engine, sa, res, req); });
+  }
+
+  // A step's end and test, through the ops layer as begin_step: the step
+  // SFs are the strategy's own, set up, used by no other caller. The wait
+  // is counted from the call's start, as the public calls count it.
+  static int end_step(stf_sf step, stf_request *req) {
+    step->engine.call_start = ticks();
+    const int rc = contained([&] { return end_operation(slot_of_handle(*req), req); });
+    step->engine.call_start = 0;
+    return rc;
+  }
+  static int test_step(stf_sf step, stf_request *req, int *done) {
+    step->engine.call_start = ticks();
+    const int rc = contained([&] { return test_operation(slot_of_handle(*req), req, done); });
+    step->engine.call_start = 0;
+    return rc;
   }
 
   // Step k of op where k carries no message: its self part, as the step
@@ -517,7 +551,14 @@ class NodeAware : public Strategy {
                          op_kind_name(op->args.kind), static_cast<int>(p.self_leaf.n), step_names[k]));
       return true;
     }
-    const Kernels *kernels = how == MPI_REPLACE ? op->replace_kernels : op->user_kernels;
+    const Kernels *kernels = op->resolved.kernels;
+    if (how != op->args.op) {
+      const int rc = replace_kernels(op, &kernels);
+      if (rc) {
+        keep(op, rc);
+        return true;
+      }
+    }
     kernels->scatter(*op->unit, bcast ? p.self_root : p.self_leaf, src, bcast ? p.self_leaf : p.self_root, dst, how);
     step->engine.stats.scatter_calls++;
     return true;
