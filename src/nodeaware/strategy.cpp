@@ -479,6 +479,7 @@ class NodeAware : public Strategy {
   // unit has 1 byte, 2-byte units on scratch memory (the arrays are too
   // small for them).
   int begin_step(StrategyOp *op, Step k, stf_request *req) const {
+    *req = nullptr;  // a failed begin has no end
     const void *root;
     void *leaf;
     stf_memtype rm, lm;
