@@ -23,46 +23,16 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "device/device.h"
+#include "nodeaware/chain.h"
 #include "nodeaware/strategy.h"
 #include "ops/operation.h"
 #include "sf/methods.h"
 
 namespace stf {
 
+using namespace nodeaware;
+
 namespace {
-
-enum Step { L, S, G, R1, R2, kSteps };
-const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (between nodes)",
-                                        "R (forward, first)", "R (forward, rest)"};
-
-// The step SFs; a step no rank uses has none.
-struct Chain {
-  stf_sf sf[kSteps] = {};
-  // Steps that carry no message on any rank (every step but G when each
-  // node has one rank): only their self part, which the strategy runs
-  // itself on host data, skipping the step's operation; over basic, whose
-  // empty operations wait for no other rank, where the data is in device
-  // memory on some rank and the step SF runs.
-  bool self_only[kSteps] = {};
-  stf_int send_units = 0, recv_units = 0;
-  // Where a self-only S copies a contiguous run of this rank's roots into
-  // the whole send buffer in order, that run's first root; where a
-  // self-only R1 copies the whole receive buffer in order into a
-  // contiguous run of leaves and R2 does nothing here, that run's first
-  // leaf; else -1. G may then read or write the user's array there in
-  // place of the buffer (NodeAware::choose_aliases says when): one copy
-  // fewer. A rank decides alone: its G's op and unit stay the same.
-  stf_int send_alias = -1, recv_alias = -1;
-  // Whether L (inside the node) writes roots of this rank in a reduce;
-  // whether G touches this rank's step roots (in 2step the user's roots).
-  bool local_writes_roots = false, cross_touches_roots = false;
-  // What the steps of an operation of 1-byte units run on after one of
-  // them failed on this rank (NodeAware::begin_step), allocated then.
-  std::vector<char> failed_data;
-  ~Chain() {
-    for (stf_sf &s : sf) stf_destroy(&s);
-  }
-};
 
 // What each operation does, in order: begin or end a step. begin runs the
 // actions up to the first end.
@@ -92,8 +62,6 @@ struct StrategyOp {
   // (receive) buffer, and S (R1) is skipped: Chain::send_alias, recv_alias.
   bool send_alias = false, recv_alias = false;
   stf_request req[kSteps] = {};
-  std::size_t unit_bytes = 0;  // packed
-  const Unit *unit = nullptr;
   Resolved resolved;  // the user's unit and op
   const Kernels *replace_kernels = nullptr;  // the unit's MPI_REPLACE, found when a step needs it
   int error = STF_SUCCESS;  // the first failed step's, for the end
@@ -126,103 +94,6 @@ struct StrategyOp {
 };
 
 namespace {
-
-bool is_range(const IndexList &l, stf_int n) { return l.n == n && l.kind == IndexKind::contiguous; }
-bool touches_nothing(const Plan &p) { return p.self_leaf.n == 0 && p.root.count() == 0 && p.leaf.count() == 0; }
-
-// Chain's aliases and what L and G touch on this rank, from its set-up
-// steps. Only steps that carry no message on any rank are aliased: a rank
-// may skip those alone.
-void find_aliases(Chain *c) {
-  if (c->sf[S] && c->self_only[S] && c->send_units > 0) {
-    const Plan &p = *c->sf[S]->plan;
-    if (is_range(p.self_leaf, c->send_units) && p.self_leaf.start == 0 && is_range(p.self_root, c->send_units))
-      c->send_alias = p.self_root.start;
-  }
-  if (c->sf[R1] && c->self_only[R1] && c->recv_units > 0 && (!c->sf[R2] || touches_nothing(*c->sf[R2]->plan))) {
-    const Plan &p = *c->sf[R1]->plan;
-    if (is_range(p.self_root, c->recv_units) && p.self_root.start == 0 && is_range(p.self_leaf, c->recv_units))
-      c->recv_alias = p.self_leaf.start;
-  }
-  auto touches_roots = [&](Step k) {
-    return c->sf[k] && (c->sf[k]->plan->self_root.n > 0 || c->sf[k]->plan->root.count() > 0);
-  };
-  c->local_writes_roots = touches_roots(L);
-  c->cross_touches_roots = touches_roots(G);
-}
-
-// Collective: plan the steps, make an SF for each and plan them inside the
-// nodes, then one allreduce over the communicator says which steps some rank
-// uses and whether any rank failed so far; the others are dropped, the
-// used ones get their transports. Every rank takes part whatever failed
-// where (earlier: this rank's failure before it, c may then be null): a
-// failure up to the allreduce fails every rank; a step transport's failure
-// after it is this rank's, agreed by the SF's install_plan.
-int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
-                stf_int chunk_units, Chain *c, int earlier) {
-  StepGraphs g;
-  int rc = plan_node_aware(sf, kind, chunk_units, &g, earlier);
-  const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
-  // Every rank makes every step's SF, also where something failed, so
-  // that all take the same tags.
-  Chain made;
-  for (int k = 0; k < kSteps; k++) {
-    int ok = stf_create(sf->comm, &made.sf[k]);
-    if (!ok && !rc) try {
-        stf_sf step = made.sf[k];
-        step->opts = sf->opts;
-        step->opts.type = k == G ? net_transport : node_transport;
-        const StepGraph &sg = *graphs[k];
-        const stf_int n = static_cast<stf_int>(sg.roots.size());
-        ok = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
-                           sg.roots.data(), STF_COPY_VALUES);
-      } catch (...) {
-        ok = exception_error();
-      }
-    if (made.sf[k]) {
-      // The SF's own summary and view cover them; off on every rank, as a
-      // summary at destruction is collective (the defaults may have it on).
-      // So is -stf_debug's agreement in every begin: the SF's begin agreed
-      // already, and a rank may skip a step that carries no message.
-      made.sf[k]->opts.log_view = false;
-      made.sf[k]->opts.view = false;
-      made.sf[k]->opts.debug = false;
-    }
-    if (!rc) rc = ok;
-  }
-  // G's root side comes from the planning: the others stay inside nodes.
-  const Messages *known[kSteps] = {};
-  known[G] = &g.cross_root;
-  std::vector<std::unique_ptr<Plan>> plans;
-  rc = plan_steps(sf, made.sf, known, kSteps, &plans, rc);
-  // Per step, whether a rank uses it (1: for its self part alone, 2: for
-  // messages); then the largest error code and the lowest rank that failed.
-  int used[kSteps + 2];
-  for (int k = 0; k < kSteps; k++) {
-    const std::vector<stf_node> &roots = graphs[k]->roots;
-    const bool messages =
-        std::any_of(roots.begin(), roots.end(), [&](const stf_node &n) { return n.rank != sf->rank; });
-    used[k] = messages ? 2 : graphs[k]->empty() ? 0 : 1;
-  }
-  used[kSteps] = rc;
-  used[kSteps + 1] = rc ? sf->size - sf->rank : 0;
-  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kSteps + 2, MPI_INT, MPI_MAX, sf->comm));
-  if (rc) return rc;
-  if (used[kSteps])
-    return set_error(used[kSteps], "node-aware set-up: rank %d failed making the steps (its message says why)",
-                     sf->size - used[kSteps + 1]);
-  for (int k = 0; k < kSteps; k++) {
-    if (!used[k]) stf_destroy(&made.sf[k]);  // not set up: nothing collective
-    c->self_only[k] = used[k] == 1;
-    if (c->self_only[k]) made.sf[k]->opts.type = "basic";
-    std::swap(c->sf[k], made.sf[k]);
-  }
-  c->send_units = g.send_units;
-  c->recv_units = g.recv_units;
-  STF_CHECK(install_steps(c->sf, &plans));
-  find_aliases(c);
-  return STF_SUCCESS;
-}
 
 class NodeAware : public Strategy {
  public:
@@ -261,8 +132,6 @@ class NodeAware : public Strategy {
     if (!op) return set_error(STF_ERR_MEMORY, "cannot allocate a node-aware operation");
     op->chain = chain;
     op->args = a;
-    op->unit_bytes = res.unit->packed_bytes;
-    op->unit = res.unit;
     op->resolved = res;
     op->replace_kernels = nullptr;
     op->next = 0;
@@ -367,7 +236,7 @@ class NodeAware : public Strategy {
   }
 
   static int replace_kernels(StrategyOp *op, const Kernels **out) {
-    if (!op->replace_kernels) STF_CHECK(get_kernels(*op->unit, MPI_REPLACE, &op->replace_kernels));
+    if (!op->replace_kernels) STF_CHECK(get_kernels(*op->resolved.unit, MPI_REPLACE, &op->replace_kernels));
     *out = op->replace_kernels;
     return STF_SUCCESS;
   }
@@ -400,7 +269,7 @@ class NodeAware : public Strategy {
   }
 
   static void *unit_at(void *array, stf_int unit, const StrategyOp *op) {
-    return static_cast<char *>(array) + static_cast<std::size_t>(unit) * op->unit->extent;
+    return static_cast<char *>(array) + static_cast<std::size_t>(unit) * op->resolved.unit->extent;
   }
 
   // The arrays a step reads and writes for op (steps.h: bcast direction).
@@ -490,7 +359,7 @@ class NodeAware : public Strategy {
     if (op->error != STF_SUCCESS) {
       t = MPI_BYTE;
       how = MPI_REPLACE;
-      if (op->unit_bytes == 1) {
+      if (op->resolved.unit->packed_bytes == 1) {
         t = MPI_UINT16_T;
         const std::size_t slots = static_cast<std::size_t>(std::max(step->nroots, step->maxleaf + 1));
         std::vector<char> &scratch = op->chain->failed_data;
@@ -560,7 +429,8 @@ class NodeAware : public Strategy {
         return true;
       }
     }
-    kernels->scatter(*op->unit, bcast ? p.self_root : p.self_leaf, src, bcast ? p.self_leaf : p.self_root, dst, how);
+    const Unit &u = *op->resolved.unit;
+    kernels->scatter(u, bcast ? p.self_root : p.self_leaf, src, bcast ? p.self_leaf : p.self_root, dst, how);
     step->engine.stats.scatter_calls++;
     return true;
   }

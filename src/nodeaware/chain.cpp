@@ -1,0 +1,111 @@
+// Setting up a node-aware strategy's steps (chain.h).
+#include "nodeaware/chain.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "core/error.h"
+
+namespace stf {
+namespace nodeaware {
+
+const char *const step_names[kSteps] = {"L (in node)", "S (to the sender)", "G (between nodes)", "R (forward, first)",
+                                        "R (forward, rest)"};
+
+namespace {
+
+bool is_range(const IndexList &l, stf_int n) { return l.n == n && l.kind == IndexKind::contiguous; }
+bool touches_nothing(const Plan &p) { return p.self_leaf.n == 0 && p.root.count() == 0 && p.leaf.count() == 0; }
+
+// Chain's aliases and what L and G touch on this rank, from its set-up
+// steps. Only steps that carry no message on any rank are aliased: a rank
+// may skip those alone.
+void find_aliases(Chain *c) {
+  if (c->sf[S] && c->self_only[S] && c->send_units > 0) {
+    const Plan &p = *c->sf[S]->plan;
+    if (is_range(p.self_leaf, c->send_units) && p.self_leaf.start == 0 && is_range(p.self_root, c->send_units))
+      c->send_alias = p.self_root.start;
+  }
+  if (c->sf[R1] && c->self_only[R1] && c->recv_units > 0 && (!c->sf[R2] || touches_nothing(*c->sf[R2]->plan))) {
+    const Plan &p = *c->sf[R1]->plan;
+    if (is_range(p.self_root, c->recv_units) && p.self_root.start == 0 && is_range(p.self_leaf, c->recv_units))
+      c->recv_alias = p.self_leaf.start;
+  }
+  auto touches_roots = [&](Step k) {
+    return c->sf[k] && (c->sf[k]->plan->self_root.n > 0 || c->sf[k]->plan->root.count() > 0);
+  };
+  c->local_writes_roots = touches_roots(L);
+  c->cross_touches_roots = touches_roots(G);
+}
+
+}  // namespace
+
+int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
+                stf_int chunk_units, Chain *c, int earlier) {
+  StepGraphs g;
+  int rc = plan_node_aware(sf, kind, chunk_units, &g, earlier);
+  const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
+  // Every rank makes every step's SF, also where something failed, so
+  // that all take the same tags.
+  Chain made;
+  for (int k = 0; k < kSteps; k++) {
+    int ok = stf_create(sf->comm, &made.sf[k]);
+    if (!ok && !rc) try {
+        stf_sf step = made.sf[k];
+        step->opts = sf->opts;
+        step->opts.type = k == G ? net_transport : node_transport;
+        const StepGraph &sg = *graphs[k];
+        const stf_int n = static_cast<stf_int>(sg.roots.size());
+        ok = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
+                           sg.roots.data(), STF_COPY_VALUES);
+      } catch (...) {
+        ok = exception_error();
+      }
+    if (made.sf[k]) {
+      // The SF's own summary and view cover them; off on every rank, as a
+      // summary at destruction is collective (the defaults may have it on).
+      // So is -stf_debug's agreement in every begin: the SF's begin agreed
+      // already, and a rank may skip a step that carries no message.
+      made.sf[k]->opts.log_view = false;
+      made.sf[k]->opts.view = false;
+      made.sf[k]->opts.debug = false;
+    }
+    if (!rc) rc = ok;
+  }
+  // G's root side comes from the planning: the others stay inside nodes.
+  const Messages *known[kSteps] = {};
+  known[G] = &g.cross_root;
+  std::vector<std::unique_ptr<Plan>> plans;
+  rc = plan_steps(sf, made.sf, known, kSteps, &plans, rc);
+  // Per step, whether a rank uses it (1: for its self part alone, 2: for
+  // messages); then the largest error code and the lowest rank that failed.
+  int used[kSteps + 2];
+  for (int k = 0; k < kSteps; k++) {
+    const std::vector<stf_node> &roots = graphs[k]->roots;
+    const bool messages =
+        std::any_of(roots.begin(), roots.end(), [&](const stf_node &n) { return n.rank != sf->rank; });
+    used[k] = messages ? 2 : graphs[k]->empty() ? 0 : 1;
+  }
+  used[kSteps] = rc;
+  used[kSteps + 1] = rc ? sf->size - sf->rank : 0;
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kSteps + 2, MPI_INT, MPI_MAX, sf->comm));
+  if (rc) return rc;
+  if (used[kSteps])
+    return set_error(used[kSteps], "node-aware set-up: rank %d failed making the steps (its message says why)",
+                     sf->size - used[kSteps + 1]);
+  for (int k = 0; k < kSteps; k++) {
+    if (!used[k]) stf_destroy(&made.sf[k]);  // not set up: nothing collective
+    c->self_only[k] = used[k] == 1;
+    if (c->self_only[k]) made.sf[k]->opts.type = "basic";
+    std::swap(c->sf[k], made.sf[k]);
+  }
+  c->send_units = g.send_units;
+  c->recv_units = g.recv_units;
+  STF_CHECK(install_steps(c->sf, &plans));
+  find_aliases(c);
+  return STF_SUCCESS;
+}
+
+}  // namespace nodeaware
+}  // namespace stf
