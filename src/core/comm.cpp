@@ -286,4 +286,21 @@ int agree(MPI_Comm comm, int rc, const int *names) {
   return STF_SUCCESS;
 }
 
+int agree_max(MPI_Comm comm, int rc, int *values, int n) {
+  constexpr int kMost = 8;
+  if (n < 0 || n > kMost) return set_error(STF_ERR_INTERNAL, "agree_max: %d values, at most %d", n, kMost);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int all[kMost + 2];  // the values, the largest code, size - the lowest rank that failed
+  std::copy(values, values + n, all);
+  all[n] = rc;
+  all[n + 1] = rc ? size - rank : 0;
+  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, all, n + 2, MPI_INT, MPI_MAX, comm));
+  std::copy(all, all + n, values);
+  if (rc != STF_SUCCESS) return rc;
+  if (all[n] != STF_SUCCESS) return set_error(all[n], "rank %d failed (its message says why)", size - all[n + 1]);
+  return STF_SUCCESS;
+}
+
 }  // namespace stf

@@ -58,6 +58,10 @@ int comm_acquire(MPI_Comm user, Comm *out);
 // as names[its rank in comm] where given (comm a part of the SF's).
 // Called before any step that would hang if some ranks had already returned.
 int agree(MPI_Comm comm, int rc, const int *names = nullptr);
+// agree, and in the same allreduce every rank learns the largest of each of
+// values[0 .. n) (n <= 8) over the ranks, in place. The message names the
+// lowest rank that failed, whatever its code.
+int agree_max(MPI_Comm comm, int rc, int *values, int n);
 // Give back what comm_acquire gave. Collective (duplicates whose user's
 // communicator is gone may be freed).
 void comm_release(Comm *c);

@@ -5,7 +5,9 @@
 #include <memory>
 #include <utility>
 
+#include "core/comm.h"
 #include "core/error.h"
+#include "transport/registry.h"
 
 namespace stf {
 namespace nodeaware {
@@ -37,6 +39,17 @@ void find_aliases(Chain *c) {
   };
   c->local_writes_roots = touches_roots(L);
   c->cross_touches_roots = touches_roots(G);
+}
+
+// Whether making the used steps' transports is collective (self-only
+// steps run on basic).
+bool steps_set_up_together(const int *used, const std::string &node_transport, const std::string &net_transport) {
+  for (int k = 0; k < kSteps; k++) {
+    if (used[k] < 2) continue;
+    const TransportKind *kind = find_transport(k == G ? net_transport : node_transport);
+    if (!kind || kind->collective_setup) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -78,22 +91,23 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   known[G] = &g.cross_root;
   std::vector<std::unique_ptr<Plan>> plans;
   rc = plan_steps(sf, made.sf, known, kSteps, &plans, rc);
-  // Per step, whether a rank uses it (1: for its self part alone, 2: for
-  // messages); then the largest error code and the lowest rank that failed.
-  int used[kSteps + 2];
-  for (int k = 0; k < kSteps; k++) {
-    const std::vector<stf_node> &roots = graphs[k]->roots;
-    const bool messages =
-        std::any_of(roots.begin(), roots.end(), [&](const stf_node &n) { return n.rank != sf->rank; });
-    used[k] = messages ? 2 : graphs[k]->empty() ? 0 : 1;
+  // Per step, whether some rank uses it (StepGraph::use).
+  int used[kSteps];
+  for (int k = 0; k < kSteps; k++) used[k] = graphs[k]->use(sf->rank);
+  if (!g.use_agreed) {
+    rc = agree_max(sf->comm, rc, used, kSteps);
+  } else {
+    for (int k = 0; k < kSteps; k++) {
+      if (used[k] > g.use[k] && !rc)
+        rc = set_error(STF_ERR_INTERNAL, "node-aware set-up: step %s's use here (%d) exceeds the agreed %d",
+                       step_names[k], used[k], g.use[k]);
+      used[k] = g.use[k];
+    }
+    // Steps whose set-up is collective need every rank; otherwise a rank
+    // that failed since returns alone, and install_plan agrees on it.
+    if (steps_set_up_together(used, node_transport, net_transport)) rc = agree(sf->comm, rc);
   }
-  used[kSteps] = rc;
-  used[kSteps + 1] = rc ? sf->size - sf->rank : 0;
-  STF_MPI(MPI_Allreduce(MPI_IN_PLACE, used, kSteps + 2, MPI_INT, MPI_MAX, sf->comm));
-  if (rc) return rc;
-  if (used[kSteps])
-    return set_error(used[kSteps], "node-aware set-up: rank %d failed making the steps (its message says why)",
-                     sf->size - used[kSteps + 1]);
+  STF_CHECK(rc);
   for (int k = 0; k < kSteps; k++) {
     if (!used[k]) stf_destroy(&made.sf[k]);  // not set up: nothing collective
     c->self_only[k] = used[k] == 1;

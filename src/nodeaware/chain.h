@@ -12,7 +12,6 @@
 namespace stf {
 namespace nodeaware {
 
-enum Step { L, S, G, R1, R2, kSteps };
 extern const char *const step_names[kSteps];
 
 // The step SFs; a step no rank uses has none.
@@ -45,13 +44,15 @@ struct Chain {
 };
 
 // Collective: plan the steps of sf, make an SF for each and plan them
-// inside the nodes, then one allreduce over the communicator says which
-// steps some rank uses and whether any rank failed so far; the others are
-// dropped, the used ones get their transports. Every rank takes part
-// whatever failed where (earlier: this rank's failure before it, c may then
-// be null): a failure up to the allreduce fails every rank; a step
-// transport's failure after it is this rank's, agreed by the SF's
-// install_plan.
+// inside the nodes; the ranks agree on which steps some rank uses (3step
+// and split with -stf_validate: with the leaders' agreement, connect.h;
+// else an allreduce after the planning). Unused steps are dropped, the
+// used ones get their transports. Every rank takes part whatever failed
+// where (earlier: this rank's failure before it, c may then be null): a
+// failure up to the agreement fails every rank. One after it is this
+// rank's, agreed by the SF's install_plan, but for a failure in the
+// planning where some step's transport is collective to make: the ranks
+// agree on that before making them.
 int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
                 stf_int chunk_units, Chain *c, int earlier);
 

@@ -57,6 +57,7 @@ struct SourcePlan {
   };
   std::vector<Item> items;
   std::vector<std::array<stf_int, 2>> replies;  // per item: (sender rank, offset) for its receiver
+  int gather_use = 0;  // the largest use of S on this node's ranks (StepGraph::use)
 };
 
 void plan_source(const Topology &t, stf_int chunk_units, const Lists &read_by, SourcePlan *sp) {
@@ -109,9 +110,13 @@ void plan_source(const Topology &t, stf_int chunk_units, const Lists &read_by, S
       l.insert(l.end(), {-1, oc.first, chunks[oc.second].n});
       sp->replies[oc.second] = {global_rank(t, t.node, s), oc.first};
     }
+    const int sender = global_rank(t, t.node, s);
     for (const auto &oc : order[s])
-      for (stf_int j = 0; j < chunks[oc.second].n; j++)
-        l.insert(l.end(), {chunks[oc.second].keys[j].rank, chunks[oc.second].keys[j].offset});
+      for (stf_int j = 0; j < chunks[oc.second].n; j++) {
+        const Key &k = chunks[oc.second].keys[j];
+        l.insert(l.end(), {k.rank, k.offset});
+        sp->gather_use = std::max(sp->gather_use, k.rank == sender ? 1 : 2);
+      }
   }
 }
 
@@ -134,7 +139,13 @@ int connect_nodes(stf_sf sf, stf_int chunk_units, const std::vector<stf_int> &gr
     } catch (...) {
       rc = exception_error();
     }
-  if (sf->opts.validate) rc = agree(sf->comm, rc);
+  // Every rank knows its use of every step but S now (the leaders S's).
+  if (sf->opts.validate) {
+    out->use[S] = sp.gather_use;
+    out->use[G] = wanted.empty() ? 0 : 2;  // from another node
+    rc = agree_max(sf->comm, rc, out->use, kSteps);
+    out->use_agreed = rc == STF_SUCCESS;
+  }
   STF_CHECK(rc);
 
   const int request = sf->tag(Tag::node_request), reply = sf->tag(Tag::node_reply);

@@ -20,7 +20,8 @@ namespace nodeaware {
 // order). Fills out's gather and cross steps, cross_root and send_units.
 // earlier: this rank's failure before it; every rank agrees (with
 // -stf_validate) before the leaders exchange anything, and a failure after
-// that is the rank's own (or its node's).
+// that is the rank's own (or its node's). That agreement also gives every
+// rank each step's largest use (out->use, given for L and R on entry).
 int connect_nodes(stf_sf sf, stf_int chunk_units, const std::vector<stf_int> &group, const Lists &read_by,
                   const std::map<int, std::vector<stf_int>> &receivers, StepGraphs *out, int earlier);
 

@@ -222,6 +222,21 @@ int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGrap
       group.assign(answer.begin() + 1 + n, answer.end());
       answer.erase(answer.begin() + 1 + n, answer.end());
       answer.erase(answer.begin());
+      for (const Wanted &w : parse_group(group)) out->recv_units += w.n;
+      // The leaves that read from other nodes, through the receive buffers.
+      out->first.nroots = out->rest.nroots = out->recv_units;
+      std::vector<char> given(keys.size(), 0);
+      for (std::size_t i = 0; i < remote_slots.size(); i++) {
+        const std::size_t k = std::lower_bound(keys.begin(), keys.end(), remote_keys[i]) - keys.begin();
+        const stf_node from = {answer[3 * k], answer[3 * k + 1]};
+        StepGraph &g = answer[3 * k + 2] && !given[k] ? out->first : out->rest;
+        if (&g == &out->first) given[k] = 1;
+        g.leaves.push_back(remote_slots[i]);
+        g.roots.push_back(from);
+      }
+      out->use[L] = out->local.use(sf->rank);
+      out->use[R1] = out->first.use(sf->rank);
+      out->use[R2] = out->rest.use(sf->rank);
     } catch (...) {
       rc = exception_error();
     }
@@ -230,27 +245,13 @@ int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGrap
   if (kind != NodeAwareKind::two_step)
     STF_CHECK(connect_nodes(sf, chunk_units, group, read_by, receivers, out, rc));
   STF_CHECK(rc);
-  try {
-    for (const Wanted &w : parse_group(group)) out->recv_units += w.n;
-    if (kind == NodeAwareKind::two_step) {
+  if (kind == NodeAwareKind::two_step) try {
       out->cross.nroots = sf->nroots;
       for (std::size_t j = 2; j + 1 < group.size(); j += 2) out->cross.roots.push_back({group[j], group[j + 1]});
       out->cross_root = two_step_cross_root(t, sf->plan->root);
+    } catch (...) {
+      return exception_error();
     }
-    // The leaves that read from other nodes, through the receive buffers.
-    out->first.nroots = out->rest.nroots = out->recv_units;
-    std::vector<char> given(keys.size(), 0);
-    for (std::size_t i = 0; i < remote_slots.size(); i++) {
-      const std::size_t k = std::lower_bound(keys.begin(), keys.end(), remote_keys[i]) - keys.begin();
-      const stf_node from = {answer[3 * k], answer[3 * k + 1]};
-      StepGraph &g = answer[3 * k + 2] && !given[k] ? out->first : out->rest;
-      if (&g == &out->first) given[k] = 1;
-      g.leaves.push_back(remote_slots[i]);
-      g.roots.push_back(from);
-    }
-  } catch (...) {
-    return exception_error();
-  }
   return STF_SUCCESS;
 }
 

@@ -35,12 +35,22 @@ namespace stf {
 
 enum class NodeAwareKind { two_step, three_step, split };
 
+namespace nodeaware {
+enum Step { L, S, G, R1, R2, kSteps };  // StepGraphs' steps, in order
+}  // namespace nodeaware
+
 // One step's graph on this rank, as stf_set_graph takes it.
 struct StepGraph {
   stf_int nroots = 0;
   std::vector<stf_int> leaves;  // leaf slots; empty: 0 .. roots.size() - 1
   std::vector<stf_node> roots;  // per leaf
   bool empty() const { return roots.empty(); }
+  // Its use on `rank`: 0 no edge, 1 its own roots only, 2 messages.
+  int use(int rank) const {
+    for (const stf_node &r : roots)
+      if (r.rank != rank) return 2;
+    return empty() ? 0 : 1;
+  }
 };
 
 struct StepGraphs {
@@ -54,6 +64,11 @@ struct StepGraphs {
   // (ascending), the roots it reads here in its leaf order. G is the only
   // step between nodes, so the others' plans need no discovery across them.
   Messages cross_root{{}, {}, {}};  // allocating nothing until planned (a failure must not throw)
+  // 3step and split with -stf_validate: per step, its largest use on any
+  // rank (StepGraph::use), agreed with the leaders' agreement (connect.h);
+  // use_agreed where every rank has it. 2step leaves it to the caller.
+  int use[nodeaware::kSteps] = {};
+  bool use_agreed = false;
 };
 
 // Collective over sf's communicator (set up: plan and topology exist).

@@ -21,7 +21,7 @@ const char *const nvshmem_help = "putsignal's protocol on device data through NV
 
 const std::vector<TransportKind> &transport_kinds() {
   static const std::vector<TransportKind> kinds = {
-      {"basic", "point-to-point, one message per peer and direction", {}, make_basic_transport, {}},
+      {"basic", "point-to-point, one message per peer and direction", {}, make_basic_transport, {}, false},
       {"neighbor", "MPI-3 neighbourhood collectives on distributed-graph communicators",
        {true, false}, make_neighbor_transport, {}},
       {"window", "MPI-3 one-sided puts into windows (see -stf_window_sync)", {true, false}, make_window_transport,

@@ -29,6 +29,9 @@ struct TransportKind {
   // communicators or windows at set-up).
   int (*create)(const TransportContext &ctx, std::unique_ptr<Transport> *out);
   std::vector<const OptionSpec *> options;  // options of its own (kept in Options::extra)
+  // false where create makes nothing collective: a rank may fail before it
+  // alone, as the others make theirs (a strategy's steps need no agreement).
+  bool collective_setup = true;
 };
 
 const std::vector<TransportKind> &transport_kinds();

@@ -318,6 +318,8 @@ int main(int argc, char **argv) {
                                "-stf_type 2step -stf_ranks_per_node 2 -stf_node_transport window "
                                "-stf_net_transport window",
                                "-stf_type 3step -stf_ranks_per_node 2",
+                               // a step collective to make: an agreement after the planning
+                               "-stf_type 3step -stf_ranks_per_node 2 -stf_net_transport window",
                                "-stf_type split -stf_ranks_per_node 2 -stf_split_bytes 16",
                                "-stf_type basic -stf_twosided allreduce",
                                "-stf_type auto -stf_autotune 1 -stf_ranks_per_node 2"};
