@@ -174,6 +174,11 @@ int active_device(Device **dev);
 // host when the device named by -stf_device does not exist on this machine
 // or build (then no device memory can exist), so host data still moves.
 int operations_device(Device **dev);
+// The memory type of an operation's array p: `given` where the caller gave
+// one (>= 0), else what dev says.
+inline stf_memtype memtype_given(Device &dev, const void *p, int given) {
+  return given >= 0 ? static_cast<stf_memtype>(given) : dev.memtype(p);
+}
 
 // Device memory owned by the ops layer (pack buffers), or with pinned =
 // true page-locked host memory (staging buffers), freed by the device that

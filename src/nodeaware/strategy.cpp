@@ -135,8 +135,10 @@ class NodeAware : public Strategy {
     op->resolved = res;
     op->replace_kernels = nullptr;
     op->next = 0;
-    STF_CHECK(memtype_of(a.src, a.src_mem, &op->src_mem));
-    STF_CHECK(memtype_of(a.dst, a.dst_mem, &op->dst_mem));
+    Device *dev = nullptr;  // as the ops layer asks (resolve_memory)
+    STF_CHECK(operations_device(&dev));
+    op->src_mem = memtype_given(*dev, a.src, a.src_mem);
+    op->dst_mem = memtype_given(*dev, a.dst, a.dst_mem);
     op->actions = a.kind == OpKind::bcast ? &bcast_actions_ : &reduce_actions_;
     choose_aliases(op);
     // Reserve room for a whole unit past the last slot's start.
@@ -223,18 +225,6 @@ class NodeAware : public Strategy {
   }
 
  private:
-  // As the ops layer asks (resolve_memory): the device its operations use.
-  static int memtype_of(const void *p, int given, stf_memtype *out) {
-    if (given != -1) {
-      *out = static_cast<stf_memtype>(given);
-      return STF_SUCCESS;
-    }
-    Device *dev = nullptr;
-    STF_CHECK(operations_device(&dev));
-    *out = dev->memtype(p);
-    return STF_SUCCESS;
-  }
-
   static int replace_kernels(StrategyOp *op, const Kernels **out) {
     if (!op->replace_kernels) STF_CHECK(get_kernels(*op->resolved.unit, MPI_REPLACE, &op->replace_kernels));
     *out = op->replace_kernels;
@@ -385,17 +375,18 @@ class NodeAware : public Strategy {
   // A step's end and test, through the ops layer as begin_step: the step
   // SFs are the strategy's own, set up, used by no other caller. The wait
   // is counted from the call's start, as the public calls count it.
-  static int end_step(stf_sf step, stf_request *req) {
+  template <class Call>
+  static int counted(stf_sf step, const Call &call) {
     step->engine.call_start = ticks();
-    const int rc = contained([&] { return end_operation(slot_of_handle(*req), req); });
+    const int rc = contained(call);
     step->engine.call_start = 0;
     return rc;
   }
+  static int end_step(stf_sf step, stf_request *req) {
+    return counted(step, [&] { return end_operation(slot_of_handle(*req), req); });
+  }
   static int test_step(stf_sf step, stf_request *req, int *done) {
-    step->engine.call_start = ticks();
-    const int rc = contained([&] { return test_operation(slot_of_handle(*req), req, done); });
-    step->engine.call_start = 0;
-    return rc;
+    return counted(step, [&] { return test_operation(slot_of_handle(*req), req, done); });
   }
 
   // Step k of op where k carries no message: its self part, as the step

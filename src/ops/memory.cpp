@@ -18,8 +18,8 @@ int resolve_memory(const OpArgs &a, stf_request r) {
   r->memory = &host_memory;
   Device *dev = nullptr;
   STF_CHECK(operations_device(&dev));
-  r->src_mem = a.src_mem >= 0 ? static_cast<stf_memtype>(a.src_mem) : dev->memtype(a.src);
-  r->dst_mem = a.dst_mem >= 0 ? static_cast<stf_memtype>(a.dst_mem) : dev->memtype(a.dst);
+  r->src_mem = memtype_given(*dev, a.src, a.src_mem);
+  r->dst_mem = memtype_given(*dev, a.dst, a.dst_mem);
   r->update_mem = a.update ? dev->memtype(a.update) : STF_MEMTYPE_HOST;
   if (r->src_mem != STF_MEMTYPE_DEVICE && r->dst_mem != STF_MEMTYPE_DEVICE && r->update_mem != STF_MEMTYPE_DEVICE)
     return STF_SUCCESS;
