@@ -150,6 +150,7 @@ void set_attributes(Private *p, MPI_Comm c, bool of_user) {
 int duplicate(MPI_Comm c, bool of_user, Private **out) {
   MPI_Comm dup = MPI_COMM_NULL;
   Private *p = nullptr;
+  Private *previous = nullptr;  // c's full one, which p replaces; c's again if the ranks fail
   const int mpi_rc = MPI_Comm_dup(c, &dup);
   int rc = STF_SUCCESS;
   if (mpi_rc != MPI_SUCCESS) {
@@ -166,6 +167,7 @@ int duplicate(MPI_Comm c, bool of_user, Private **out) {
       MPI_Comm_get_attr(dup, MPI_TAG_UB, &ub, &flag);
       if (flag) p->tag_ub = *static_cast<int *>(ub);
       std::lock_guard<std::mutex> lock(mutex);
+      if (of_user) attribute(c, user_keyval, &previous);
       set_attributes(p, c, of_user);
     } catch (...) {
       delete p;
@@ -176,8 +178,14 @@ int duplicate(MPI_Comm c, bool of_user, Private **out) {
   rc = agree(c, rc);
   if (rc) {
     if (p) {
+      // As on a rank that failed before recording p: the next SF of c must
+      // duplicate the same communicator on every rank.
       std::lock_guard<std::mutex> lock(mutex);
       forget(p);
+      if (previous && std::find(all.begin(), all.end(), previous) != all.end()) {
+        MPI_Comm_set_attr(c, user_keyval, previous);
+        previous->user = c;
+      }
     }
     delete p;
     if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);

@@ -56,36 +56,43 @@ bool steps_set_up_together(const int *used, const std::string &node_transport, c
 
 int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
                 stf_int chunk_units, Chain *c, int earlier) {
-  StepGraphs g;
-  int rc = plan_node_aware(sf, kind, chunk_units, &g, earlier);
-  const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
-  // Every rank makes every step's SF, also where something failed, so
-  // that all take the same tags.
+  // The SF's own summary and view cover the steps: off on every rank, as a
+  // summary at destruction is collective (the defaults may have it on). So
+  // is -stf_debug's agreement in every begin: the SF's begin agreed
+  // already, and a rank may skip a step that carries no message.
+  auto quiet = [](stf_sf step) {
+    step->opts.log_view = false;
+    step->opts.view = false;
+    step->opts.debug = false;
+  };
+  // Every rank makes every step's SF first, also where something failed,
+  // so that all take the same tags. Where the SF's tags ran out they are on
+  // another communicator, whose topology their transports make together.
   Chain made;
+  int rc = earlier;
+  StepGraphs g;
   for (int k = 0; k < kSteps; k++) {
-    int ok = stf_create(sf->comm, &made.sf[k]);
-    if (!ok && !rc) try {
-        stf_sf step = made.sf[k];
-        step->opts = sf->opts;
-        step->opts.type = k == G ? net_transport : node_transport;
-        const StepGraph &sg = *graphs[k];
-        const stf_int n = static_cast<stf_int>(sg.roots.size());
-        ok = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
-                           sg.roots.data(), STF_COPY_VALUES);
-      } catch (...) {
-        ok = exception_error();
-      }
+    const int ok = stf_create(sf->comm, &made.sf[k]);
     if (made.sf[k]) {
-      // The SF's own summary and view cover them; off on every rank, as a
-      // summary at destruction is collective (the defaults may have it on).
-      // So is -stf_debug's agreement in every begin: the SF's begin agreed
-      // already, and a rank may skip a step that carries no message.
-      made.sf[k]->opts.log_view = false;
-      made.sf[k]->opts.view = false;
-      made.sf[k]->opts.debug = false;
+      quiet(made.sf[k]);
+      if (made.sf[k]->comm != sf->comm) g.apart = 1;
     }
     if (!rc) rc = ok;
   }
+  rc = plan_node_aware(sf, kind, chunk_units, &g, rc);
+  const StepGraph *graphs[kSteps] = {&g.local, &g.gather, &g.cross, &g.first, &g.rest};
+  for (int k = 0; k < kSteps && !rc; k++) try {
+      stf_sf step = made.sf[k];
+      step->opts = sf->opts;
+      quiet(step);
+      step->opts.type = k == G ? net_transport : node_transport;
+      const StepGraph &sg = *graphs[k];
+      const stf_int n = static_cast<stf_int>(sg.roots.size());
+      rc = stf_set_graph(step, sg.nroots, n, sg.leaves.empty() ? nullptr : sg.leaves.data(), STF_COPY_VALUES,
+                         sg.roots.data(), STF_COPY_VALUES);
+    } catch (...) {
+      rc = exception_error();
+    }
   // G's root side comes from the planning: the others stay inside nodes.
   const Messages *known[kSteps] = {};
   known[G] = &g.cross_root;
@@ -105,7 +112,7 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
     }
     // Steps whose set-up is collective need every rank; otherwise a rank
     // that failed since returns alone, and install_plan agrees on it.
-    if (steps_set_up_together(used, node_transport, net_transport)) rc = agree(sf->comm, rc);
+    if (g.apart || steps_set_up_together(used, node_transport, net_transport)) rc = agree(sf->comm, rc);
   }
   STF_CHECK(rc);
   for (int k = 0; k < kSteps; k++) {

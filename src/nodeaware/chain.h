@@ -51,7 +51,8 @@ struct Chain {
 // where (earlier: this rank's failure before it, c may then be null): a
 // failure up to the agreement fails every rank. One after it is this
 // rank's, agreed by the SF's install_plan, but for a failure in the
-// planning where some step's transport is collective to make: the ranks
+// planning where some step's transport is collective to make, or the steps
+// are on another communicator than sf's (its tags ran out): the ranks
 // agree on that before making them.
 int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport, const std::string &net_transport,
                 stf_int chunk_units, Chain *c, int earlier);

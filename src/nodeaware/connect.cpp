@@ -143,7 +143,12 @@ int connect_nodes(stf_sf sf, stf_int chunk_units, const std::vector<stf_int> &gr
   if (sf->opts.validate) {
     out->use[S] = sp.gather_use;
     out->use[G] = wanted.empty() ? 0 : 2;  // from another node
-    rc = agree_max(sf->comm, rc, out->use, kSteps);
+    int agreed[kSteps + 1];
+    std::copy(out->use, out->use + kSteps, agreed);
+    agreed[kSteps] = out->apart;
+    rc = agree_max(sf->comm, rc, agreed, kSteps + 1);
+    std::copy(agreed, agreed + kSteps, out->use);
+    out->apart = agreed[kSteps];
     out->use_agreed = rc == STF_SUCCESS;
   }
   STF_CHECK(rc);

@@ -158,7 +158,6 @@ void lead_receiving_node(const Topology &t, NodeAwareKind kind, stf_int chunk_un
 // the caller to agree on. The agreements are made with -stf_validate.
 int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out, int earlier) {
   const Topology &t = *sf->topology;
-  *out = StepGraphs();
   int rc = earlier;
   // My edges: those inside my node go directly; the others by key.
   std::vector<stf_int> remote_slots;

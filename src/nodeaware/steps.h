@@ -69,14 +69,18 @@ struct StepGraphs {
   // use_agreed where every rank has it. 2step leaves it to the caller.
   int use[nodeaware::kSteps] = {};
   bool use_agreed = false;
+  // Given by the caller: 1 where a step SF is on another communicator than
+  // the SF's (its tags ran out); agreed with the uses.
+  int apart = 0;
 };
 
 // Collective over sf's communicator (set up: plan and topology exist).
-// chunk_units: split's most units in one message between nodes. earlier:
-// this rank's failure before it. A rank that fails takes part in every
-// collective all the same; a failure the ranks agreed on comes back on
-// every rank, one after the last collective on that rank alone (the caller
-// agrees on it).
+// chunk_units: split's most units in one message between nodes. out: a
+// fresh StepGraphs, but for apart. earlier: this rank's failure before it.
+// A rank that fails takes part in every collective all the same; a failure
+// the ranks agreed on comes back on every rank, one after the last
+// collective on that rank alone (the caller sees that the ranks agree on
+// it).
 int plan_node_aware(stf_sf sf, NodeAwareKind kind, stf_int chunk_units, StepGraphs *out,
                     int earlier = STF_SUCCESS);
 

@@ -25,8 +25,8 @@ struct TransportKind {
   const char *name;
   const char *help;  // one line for the options help
   Abilities can;
-  // Collective over the SF's communicator (a transport may create
-  // communicators or windows at set-up).
+  // Collective over the SF's communicator where collective_setup (a
+  // transport may create communicators or windows at set-up).
   int (*create)(const TransportContext &ctx, std::unique_ptr<Transport> *out);
   std::vector<const OptionSpec *> options;  // options of its own (kept in Options::extra)
   // false where create makes nothing collective: a rank may fail before it

@@ -10,6 +10,8 @@
 // leave the SF half set up: with memory again the SF sets up and its bcast
 // gives the oracle's values.
 //
+// Also where the tags of a communicator run out, for 2step and 3step (each
+// SF on a duplicate of its own, MPI_TAG_UB reported small).
 // Covered: every transport and strategy, -stf_type auto's choice, NBX and
 // allreduce discovery, -stf_autotune's trial up to its first operation, and
 // stf_create of the first SF of a communicator (the communicator's
@@ -62,6 +64,16 @@ bool failed_one = false;
 extern "C" int MPI_Barrier(MPI_Comm comm) {
   allocations_left = -1;
   return PMPI_Barrier(comm);
+}
+
+// Reported as MPI_TAG_UB while not 0: every duplicate the library makes
+// then holds one SF's tags, so a strategy's steps go to duplicates of their
+// own, made during its set-up (the tags of a communicator ran out).
+int small_tag_ub = 0;
+extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag) {
+  const int rc = PMPI_Comm_get_attr(comm, keyval, value, flag);
+  if (rc == MPI_SUCCESS && keyval == MPI_TAG_UB && *flag && small_tag_ub) *static_cast<int **>(value) = &small_tag_ub;
+  return rc;
 }
 
 #if STF_OWN_NEW
@@ -144,8 +156,9 @@ void check_bcast(Checker &ck, stf_sf sf, const Case &c) {
 
 // One rank short of memory from its n-th allocation in stf_setup. Returns
 // whether any allocation failed (false: set-up makes fewer than n).
-bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int victim, long n, bool persistent) {
-  stf_sf sf = make_sf(ck, c, options);
+bool setup_short_of_memory(Checker &ck, const Case &c, const char *options, int victim, long n, bool persistent,
+                           MPI_Comm comm = MPI_COMM_WORLD) {
+  stf_sf sf = make_sf(ck, c, options, comm);
   if (!sf) return false;
   MPI_Barrier(MPI_COMM_WORLD);
   // A strategy's step SFs take their defaults from the environment: one
@@ -351,6 +364,25 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // Tags run out (above): each SF on a new communicator, so that the step
+  // SFs' duplicates are made during set-up and their topologies when their
+  // transports are.
+  for (const char *options : {"-stf_type 2step -stf_ranks_per_node 2", "-stf_type 3step -stf_ranks_per_node 2"})
+    for (int victim : {0, nranks - 1}) {
+      if (hosts) break;
+      long n = 0;
+      for (bool fired = true; fired; n++) {
+        ck.context(std::string(options) + ", each SF on a duplicate of its own: rank " + std::to_string(victim) +
+                   " short of memory at allocation " + std::to_string(n) + " of stf_setup");
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        small_tag_ub = 1;
+        fired = setup_short_of_memory(ck, c, options, victim, n, false, comm);
+        small_tag_ub = 0;
+        MPI_Comm_free(&comm);
+      }
+      ck.check(n > 1, "stf_setup allocated nothing on rank %d", victim);
+    }
   for (int victim = 0; victim < nranks && !hosts; victim++)
     for (bool persistent : {false, true}) {
       long n = 0;
