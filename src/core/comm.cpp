@@ -169,6 +169,7 @@ int duplicate(MPI_Comm c, bool of_user, Private **out) {
       std::lock_guard<std::mutex> lock(mutex);
       if (of_user) attribute(c, user_keyval, &previous);
       set_attributes(p, c, of_user);
+      if (previous) previous->users++;  // kept until the ranks agree (take_orphans)
     } catch (...) {
       delete p;
       p = nullptr;
@@ -182,14 +183,19 @@ int duplicate(MPI_Comm c, bool of_user, Private **out) {
       // duplicate the same communicator on every rank.
       std::lock_guard<std::mutex> lock(mutex);
       forget(p);
-      if (previous && std::find(all.begin(), all.end(), previous) != all.end()) {
+      if (previous) {
         MPI_Comm_set_attr(c, user_keyval, previous);
         previous->user = c;
+        previous->users--;
       }
     }
     delete p;
     if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
     return rc;
+  }
+  if (previous) {
+    std::lock_guard<std::mutex> lock(mutex);
+    previous->users--;  // an orphan now, for the caller's take_orphans
   }
   *out = p;
   return STF_SUCCESS;

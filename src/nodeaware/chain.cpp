@@ -73,10 +73,7 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   StepGraphs g;
   for (int k = 0; k < kSteps; k++) {
     const int ok = stf_create(sf->comm, &made.sf[k]);
-    if (made.sf[k]) {
-      quiet(made.sf[k]);
-      if (made.sf[k]->comm != sf->comm) g.apart = 1;
-    }
+    if (made.sf[k] && made.sf[k]->comm != sf->comm) g.apart = 1;
     if (!rc) rc = ok;
   }
   rc = plan_node_aware(sf, kind, chunk_units, &g, rc);
@@ -84,7 +81,6 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
   for (int k = 0; k < kSteps && !rc; k++) try {
       stf_sf step = made.sf[k];
       step->opts = sf->opts;
-      quiet(step);
       step->opts.type = k == G ? net_transport : node_transport;
       const StepGraph &sg = *graphs[k];
       const stf_int n = static_cast<stf_int>(sg.roots.size());
@@ -93,6 +89,8 @@ int build_chain(stf_sf sf, NodeAwareKind kind, const std::string &node_transport
     } catch (...) {
       rc = exception_error();
     }
+  for (stf_sf step : made.sf)  // also where copying the options failed half-way
+    if (step) quiet(step);
   // G's root side comes from the planning: the others stay inside nodes.
   const Messages *known[kSteps] = {};
   known[G] = &g.cross_root;

@@ -25,8 +25,8 @@ void *device_stream() {
 // agrees on that.
 int make_transport_and_strategy(stf_sf sf, std::unique_ptr<Plan> plan) {
   const Topology *topology = nullptr;
-  // Made already (nothing collective), but for a strategy's step SF on a
-  // duplicate of its own (the SF's tags ran out): the strategy agrees first.
+  // Made already (nothing collective), but for a strategy's step SF on
+  // another duplicate (the SF's tags ran out): the strategy agrees first.
   STF_CHECK(topology_of(sf->comm, sf->opts.ranks_per_node, &topology));
   if (sf->opts.type == "auto") STF_CHECK(choose_type(sf, *plan, *topology));
   const Method *method = find_method(sf->opts.type);
