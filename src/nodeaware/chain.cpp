@@ -1,7 +1,6 @@
 // Setting up a node-aware strategy's steps (chain.h).
 #include "nodeaware/chain.h"
 
-#include <algorithm>
 #include <memory>
 #include <utility>
 
