@@ -1,6 +1,6 @@
 // The first message of an operation whose size differs from what its other
-// end expects (the ranks' units differ in size, or the sender passes on
-// the failure of a node-aware step), kept until the operation
+// end expects (the ranks' units differ in size, or the other rank passes
+// on the failure of a node-aware step), kept until the operation
 // is complete and then reported as its error, so that the SF stays usable.
 #pragma once
 
@@ -32,12 +32,13 @@ class SizeMismatch {
     rank_ = -1;
     char size[48] = "another size";
     if (actual_ != kUnknown) std::snprintf(size, sizeof size, "%zu bytes", actual_);
-    // A node-aware step passes its rank's failure on as units of another size.
-    const char *or_failed = to_rank_ ? "" : ", or that rank's operation failed in an earlier node-aware step";
+    // A node-aware step passes its rank's failure on as units of another size
+    // (sent, or announced as expected to a window's sender).
     return set_error(STF_ERR_ARG,
                      "%s transport: the message %s rank %d has %s, not the %zu expected (the ranks' units differ in "
-                     "size%s; -stf_debug 1 checks the units in every begin)",
-                     transport, to_rank_ ? "to" : "from", rank, size, expected_, or_failed);
+                     "size, or that rank's operation failed in an earlier node-aware step; -stf_debug 1 checks the "
+                     "units in every begin)",
+                     transport, to_rank_ ? "to" : "from", rank, size, expected_);
   }
 
  private:
