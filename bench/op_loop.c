@@ -4,6 +4,8 @@
  * the same code on the same input are not.
  *   op_loop ring N   2+ ranks: a ring, one 8-byte double per rank; N times a
  *                    bcast (REPLACE) and a reduce (SUM)
+ *   op_loop prepared N  the same ring by prepared requests: made once, then
+ *                    N times started and ended
  *   op_loop grid N   stf_grid 2D 5-point 256 x 256, periodic; N times a
  *                    global-to-local and a local-to-global */
 #include <starforest.h>
@@ -13,20 +15,45 @@
 
 #include "stf_apps.h"
 
-static int ring(int iters) {
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+/* The ring's SF: leaf 0 of each rank reads root 0 of the next. */
+static int ring_sf(stf_sf *sf, int *rank) {
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  stf_node remote = {(rank + 1) % size, 0};
+  stf_node remote = {(*rank + 1) % size, 0};
+  return stf_create(MPI_COMM_WORLD, sf) || stf_set_graph(*sf, 1, 1, NULL, STF_COPY_VALUES, &remote, STF_COPY_VALUES);
+}
+
+static int ring(int iters) {
+  int rank;
   stf_sf sf;
-  if (stf_create(MPI_COMM_WORLD, &sf) || stf_set_graph(sf, 1, 1, NULL, STF_COPY_VALUES, &remote, STF_COPY_VALUES))
-    return 1;
+  if (ring_sf(&sf, &rank)) return 1;
   double root = rank, leaf = -1;
   int rc = 0;
   for (int i = 0; i < iters && !rc; i++) {
     rc = stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE);
     if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM);
   }
+  stf_destroy(&sf);
+  return rc;
+}
+
+static int prepared(int iters) {
+  int rank;
+  stf_sf sf;
+  if (ring_sf(&sf, &rank)) return 1;
+  double root = rank, leaf = -1;
+  stf_request bcast = NULL, reduce = NULL;
+  int rc = stf_bcast_init(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE, &bcast);
+  if (!rc) rc = stf_reduce_init(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM, &reduce);
+  for (int i = 0; i < iters && !rc; i++) {
+    rc = stf_start(sf, &bcast);
+    if (!rc) rc = stf_bcast_end(sf, &bcast);
+    if (!rc) rc = stf_start(sf, &reduce);
+    if (!rc) rc = stf_reduce_end(sf, &reduce);
+  }
+  if (bcast) stf_request_free(sf, &bcast);
+  if (reduce) stf_request_free(sf, &reduce);
   stf_destroy(&sf);
   return rc;
 }
@@ -56,6 +83,7 @@ int main(int argc, char **argv) {
   int rc = 2;
   if (argc > 1 && strcmp(argv[1], "ring") == 0) rc = ring(iters);
   if (argc > 1 && strcmp(argv[1], "grid") == 0) rc = grid(iters);
+  if (argc > 1 && strcmp(argv[1], "prepared") == 0) rc = prepared(iters);
   if (rc) fprintf(stderr, "op_loop %s: failed (%s)\n", argc > 1 ? argv[1] : "", stf_last_error_message());
   MPI_Finalize();
   return rc;

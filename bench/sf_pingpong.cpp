@@ -27,6 +27,9 @@
 // one copy in and one copy out per message, as the putsignal transport
 // does), timed in the same interleaved rounds: the floor that putsignal's
 // own bookkeeping is measured against (host memory, both ranks on one node).
+// --prepared adds the starforest round trip by prepared requests
+// (stf_bcast_init, stf_reduce_init, then stf_start and the ends), timed in
+// the same rounds beside the begin/end form.
 //
 // On more than 2 ranks (e.g. a cluster from scripts/cluster, several hosts)
 // rank 0 pings, one pair after the other, the first rank on its own host
@@ -78,6 +81,7 @@ struct Options {
   double iters_scale = 1.0;
   int rounds = 9;  // interleaved rounds per size; odd, so the median is a real round
   bool bare = false;  // also time the bare put-with-signal protocol
+  bool prepared = false;  // also time the round trip by prepared requests
   std::string json;
 };
 
@@ -101,6 +105,7 @@ void usage(const char *prog) {
       "  --rounds R        split the iterations into R interleaved rounds (default 9)\n"
       "  --bare            also time the bare put-with-signal protocol (shared window, host memory,\n"
       "                    both ranks on one node): the floor of the putsignal transport\n"
+      "  --prepared        also time the starforest round trip by prepared requests (stf_start)\n"
       "  --json FILE       also write the results as a JSON array\n",
       prog);
 }
@@ -139,6 +144,8 @@ int parse(int argc, char **argv, Options &o) {
       o.rounds = std::atoi(argv[++i]);
     } else if (a == "--bare") {
       o.bare = true;
+    } else if (a == "--prepared") {
+      o.prepared = true;
     } else if (a == "--json" && has_value) {
       o.json = argv[++i];
     } else {
@@ -220,6 +227,26 @@ void sf_roundtrip(stf_sf sf, const Setup &s, Buffers &b) {
   CHECK_STF(stf_bcast(sf, s.unit, b.root, b.leaf, s.op));
   CHECK_STF(stf_reduce(sf, s.unit, b.leaf, b.root, s.op));
 }
+
+// The same round trip by prepared requests, made once.
+struct PreparedRoundtrip {
+  stf_sf sf;
+  stf_request bcast = nullptr, reduce = nullptr;
+  PreparedRoundtrip(stf_sf s, const Setup &su, Buffers &b) : sf(s) {
+    CHECK_STF(stf_bcast_init(sf, su.unit, b.root, b.leaf, su.op, &bcast));
+    CHECK_STF(stf_reduce_init(sf, su.unit, b.leaf, b.root, su.op, &reduce));
+  }
+  ~PreparedRoundtrip() {
+    CHECK_STF(stf_request_free(sf, &bcast));
+    CHECK_STF(stf_request_free(sf, &reduce));
+  }
+  void operator()() {
+    CHECK_STF(stf_start(sf, &bcast));
+    CHECK_STF(stf_bcast_end(sf, &bcast));
+    CHECK_STF(stf_start(sf, &reduce));
+    CHECK_STF(stf_reduce_end(sf, &reduce));
+  }
+};
 
 // n units: rank 0 owns n roots (and n self leaves for scatter), rank 1 n leaves.
 stf_sf make_sf(int rank, stf_int n, const Setup &s, const std::string &type) {
@@ -356,7 +383,7 @@ void quiet_barrier(MPI_Comm comm) {
 
 // Median mpi and starforest latency per size (rank 0 of the pair).
 struct PairResult {
-  std::vector<bench::Stats> mpi, sf, bare;
+  std::vector<bench::Stats> mpi, sf, bare, prepared;
 };
 
 // The bare protocol's data check, once per size: rank 0's pattern reaches
@@ -396,6 +423,7 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
     std::printf("%10s %26s %30s %7s %10s", "size(B)", "mpi us [min..max]", "starforest us [min..max]",
                 "sf/mpi", "overhead");
     if (with_bare) std::printf(" %26s %8s %9s", "bare put+signal us", "sf/bare", "bare/mpi");
+    if (opt.prepared) std::printf(" %26s %8s", "prepared us [min..max]", "prep/mpi");
     std::printf("\n");
   }
 
@@ -417,22 +445,31 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
     };
     auto sf_rt = [&] { sf_roundtrip(sf, s, b); };
     auto bare_rt = [&] { (*bare)(bare_buf.data(), size); };
+    std::unique_ptr<PreparedRoundtrip> prepared;
+    if (opt.prepared) prepared = std::make_unique<PreparedRoundtrip>(sf, s, b);
+    auto prepared_rt = [&] { (*prepared)(); };
     if (with_bare) verify_bare(rank, *bare, bare_buf, size);
     for (long i = 0; i < warmup; ++i) mpi_rt();
     for (long i = 0; i < warmup; ++i) sf_rt();
     for (long i = 0; with_bare && i < warmup; ++i) bare_rt();
+    for (long i = 0; prepared && i < warmup; ++i) prepared_rt();
 
     // Rotate which implementation goes first so that none of them
     // systematically benefits from a warm cache or a quiet moment.
-    std::vector<double> t_mpi, t_sf, t_bare;
-    const int kinds = with_bare ? 3 : 2;
+    std::vector<double> t_mpi, t_sf, t_bare, t_prepared;
+    std::vector<int> kinds = {0, 1};
+    if (with_bare) kinds.push_back(2);
+    if (prepared) kinds.push_back(3);
+    const int nk = static_cast<int>(kinds.size());
     for (int r = 0; r < opt.rounds; ++r)
-      for (int k = 0; k < kinds; ++k)
-        switch ((r + k) % kinds) {
+      for (int k = 0; k < nk; ++k)
+        switch (kinds[(r + k) % nk]) {
           case 0: t_mpi.push_back(time_us(per_round, mpi_rt)); break;
           case 1: t_sf.push_back(time_us(per_round, sf_rt)); break;
-          default: t_bare.push_back(time_us(per_round, bare_rt)); break;
+          case 2: t_bare.push_back(time_us(per_round, bare_rt)); break;
+          default: t_prepared.push_back(time_us(per_round, prepared_rt)); break;
         }
+    prepared.reset();
     if (size == sizes.back()) print_counters(rank, sf, s, b, size);
     CHECK_STF(stf_destroy(&sf));
 
@@ -453,9 +490,14 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
           .integer("peer", pair.peer);
       log.add(r);
     }
-    for (int k = 0; k < 2; ++k) {
+    bench::Stats pr;
+    if (opt.prepared) {
+      pr = bench::summarize(t_prepared, per_round * opt.rounds);
+      out.prepared.push_back(pr);
+    }
+    for (int k = 0; k < (opt.prepared ? 3 : 2); ++k) {
       bench::Record r;
-      r.timing(name, k ? "starforest" : "mpi", size, nranks, k ? f : m)
+      r.timing(name, k == 2 ? "starforest_prepared" : k ? "starforest" : "mpi", size, nranks, k == 2 ? pr : k ? f : m)
           .str("memory", opt.mem == "host" ? "host" : "device")
           .str("device", opt.mem)
           .str("transport", k ? opt.type : "none")
@@ -471,6 +513,7 @@ PairResult run_pair(int rank, const Options &opt, const Setup &s, const std::str
       std::printf("%10ld %26s %30s %7.2f %10.2f", size, bench::range_text(m).c_str(),
                   bench::range_text(f).c_str(), f.us / m.us, f.us - m.us);
       if (with_bare) std::printf(" %26s %8.2f %9.2f", bench::range_text(g).c_str(), f.us / g.us, g.us / m.us);
+      if (opt.prepared) std::printf(" %26s %8.2f", bench::range_text(pr).c_str(), pr.us / m.us);
       std::printf("\n");
       std::fflush(stdout);
     }

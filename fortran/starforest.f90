@@ -48,6 +48,7 @@ module starforest
     stf_create, stf_destroy, &
     stf_set_sf_options, stf_set_type, stf_set_graph, stf_get_leaf_range, stf_get_comm, stf_setup, stf_reset, &
     stf_view, stf_bcast, stf_bcast_begin, stf_bcast_end, stf_reduce, stf_reduce_begin, stf_reduce_end, &
+    stf_bcast_init, stf_reduce_init, stf_start, stf_request_free, &
     stf_fetch_and_op, stf_fetch_and_op_begin, stf_fetch_and_op_end, stf_gather, stf_gather_begin, &
     stf_gather_end, stf_scatter, stf_scatter_begin, stf_scatter_end, stf_compute_degree, stf_get_multi_sf, &
     stf_get_stats, stf_compose, stf_create_inverse, stf_create_from_pattern, &
@@ -301,6 +302,36 @@ module starforest
       type(c_ptr) :: req
       integer(c_int) :: c_bcast_end
     end function
+    function c_bcast_init(sf, unit, root, leaf, op, req) bind(C, name="stf_f_bcast_init")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: sf
+      integer(c_int), value :: unit, op
+      type(*), intent(in), asynchronous :: root(*)
+      type(*), asynchronous :: leaf(*)
+      type(c_ptr) :: req
+      integer(c_int) :: c_bcast_init
+    end function
+    function c_reduce_init(sf, unit, leaf, root, op, req) bind(C, name="stf_f_reduce_init")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: sf
+      integer(c_int), value :: unit, op
+      type(*), intent(in), asynchronous :: leaf(*)
+      type(*), asynchronous :: root(*)
+      type(c_ptr) :: req
+      integer(c_int) :: c_reduce_init
+    end function
+    function c_start(sf, req) bind(C, name="stf_start")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: sf
+      type(c_ptr) :: req
+      integer(c_int) :: c_start
+    end function
+    function c_request_free(sf, req) bind(C, name="stf_request_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: sf
+      type(c_ptr) :: req
+      integer(c_int) :: c_request_free
+    end function
     function c_reduce_end(sf, req) bind(C, name="stf_reduce_end")
       import :: c_int, c_ptr
       type(c_ptr), value :: sf
@@ -518,6 +549,44 @@ contains
     type(stf_request), intent(inout) :: req
     integer, intent(out) :: ierr
     ierr = c_bcast_end(sf%ptr, req%ptr)
+  end subroutine
+
+  ! Prepared operations: made once on the same (asynchronous) arrays, begun
+  ! by each stf_start and ended by the usual end, which keeps req prepared.
+  subroutine stf_bcast_init(sf, unit, rootdata, leafdata, op, req, ierr)
+    type(stf_sf), intent(in) :: sf
+    type(MPI_Datatype), intent(in) :: unit
+    type(*), intent(in), asynchronous :: rootdata(*)
+    type(*), asynchronous :: leafdata(*)
+    type(MPI_Op), intent(in) :: op
+    type(stf_request), intent(out) :: req
+    integer, intent(out) :: ierr
+    ierr = c_bcast_init(sf%ptr, unit%MPI_VAL, rootdata, leafdata, op%MPI_VAL, req%ptr)
+  end subroutine
+
+  subroutine stf_reduce_init(sf, unit, leafdata, rootdata, op, req, ierr)
+    type(stf_sf), intent(in) :: sf
+    type(MPI_Datatype), intent(in) :: unit
+    type(*), intent(in), asynchronous :: leafdata(*)
+    type(*), asynchronous :: rootdata(*)
+    type(MPI_Op), intent(in) :: op
+    type(stf_request), intent(out) :: req
+    integer, intent(out) :: ierr
+    ierr = c_reduce_init(sf%ptr, unit%MPI_VAL, leafdata, rootdata, op%MPI_VAL, req%ptr)
+  end subroutine
+
+  subroutine stf_start(sf, req, ierr)
+    type(stf_sf), intent(in) :: sf
+    type(stf_request), intent(inout) :: req
+    integer, intent(out) :: ierr
+    ierr = c_start(sf%ptr, req%ptr)
+  end subroutine
+
+  subroutine stf_request_free(sf, req, ierr)
+    type(stf_sf), intent(in) :: sf
+    type(stf_request), intent(inout) :: req
+    integer, intent(out) :: ierr
+    ierr = c_request_free(sf%ptr, req%ptr)
   end subroutine
 
   subroutine stf_reduce(sf, unit, leafdata, rootdata, op, ierr)

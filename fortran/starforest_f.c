@@ -39,6 +39,12 @@ int stf_f_get_comm(stf_sf sf, MPI_Fint *comm) {
 int stf_f_bcast_begin(stf_sf sf, MPI_Fint unit, const void *root, void *leaf, MPI_Fint op, stf_request *req) {
   return stf_bcast_begin(sf, unit_of(unit), root, leaf, MPI_Op_f2c(op), req);
 }
+int stf_f_bcast_init(stf_sf sf, MPI_Fint unit, const void *root, void *leaf, MPI_Fint op, stf_request *req) {
+  return stf_bcast_init(sf, unit_of(unit), root, leaf, MPI_Op_f2c(op), req);
+}
+int stf_f_reduce_init(stf_sf sf, MPI_Fint unit, const void *leaf, void *root, MPI_Fint op, stf_request *req) {
+  return stf_reduce_init(sf, unit_of(unit), leaf, root, MPI_Op_f2c(op), req);
+}
 int stf_f_bcast(stf_sf sf, MPI_Fint unit, const void *root, void *leaf, MPI_Fint op) {
   return stf_bcast(sf, unit_of(unit), root, leaf, MPI_Op_f2c(op));
 }

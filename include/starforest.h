@@ -482,7 +482,8 @@ int stf_view(stf_sf sf, FILE *out);
 int stf_explain(stf_sf sf, MPI_Datatype unit, FILE *out);
 
 /* ---- operations ---------------------------------------------------------- *
- * begin returns a request; end completes it and sets it to NULL. Until end,
+ * begin returns a request; end completes it and sets it to NULL (a prepared
+ * request's stays: see stf_start). Until end,
  * the buffers belong to starforest. Operations are collective: every rank
  * calls the begins of its operations on one SF in the same order (with the
  * neighbor and collective transports: on all SFs of one communicator); ends may
@@ -544,8 +545,9 @@ int stf_scatter_end(stf_sf sf, stf_request *req);
 int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata);
 
 /* Complete *req without waiting if its messages have arrived (and its sends
- * are done): then *done = 1 and *req = NULL, exactly as after its end (the
- * request knows whether it is a bcast, reduce, ...; the end's work, such as
+ * are done): then *done = 1 and *req = NULL (a prepared request's stays),
+ * exactly as after its end (the request knows whether it is a bcast,
+ * reduce, ...; the end's work, such as
  * unpacking, is done here). Otherwise *done = 0 and the request stays in
  * flight: test again, or call its end. Lets a rank poll while it computes;
  * each call drives MPI's progress. Not collective. Notes: a fetch-and-op
@@ -558,6 +560,29 @@ int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *l
  * reach it. STF_ERR_REQUEST for a compute-degree request (its end returns
  * the degrees) and as the ends say; a failed test leaves *req in flight. */
 int stf_test(stf_sf sf, stf_request *req, int *done);
+
+/* Prepared operations, for a bcast or reduce repeated on the same arrays (as
+ * MPI's persistent requests): init takes a begin's arguments and makes the
+ * request, posting nothing; each stf_start begins the operation, ended as
+ * any other by its end or stf_test, which leave the request prepared (*req
+ * kept) for the next start. The checks of the arguments, the unit and its
+ * kernels, the memory types and the request's slot are done once, at init,
+ * so a start and its end cost less than a begin and end. Until
+ * stf_request_free, the arrays, the unit and the op stay the request's (their
+ * values may change between operations) and the SF cannot be reset or
+ * destroyed. Starts are collective as begins are: every rank starts its
+ * operations on one SF in the same order, prepared or not. init is local
+ * (collective under -stf_debug, whose checks it agrees as a begin does).
+ * STF_ERR_REQUEST: a start of a request in flight, an end or stf_test of one
+ * that is not, a free of one in flight or of a request that init did not
+ * make. */
+int stf_bcast_init(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata,
+                   MPI_Op op, stf_request *req);
+int stf_reduce_init(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata,
+                    MPI_Op op, stf_request *req);
+int stf_start(stf_sf sf, stf_request *req);
+/* Release a prepared request that is not in flight; *req becomes NULL. */
+int stf_request_free(stf_sf sf, stf_request *req);
 
 /* ---- devices ------------------------------------------------------------- *
  * Root and leaf data may live in device memory. One device backend is active

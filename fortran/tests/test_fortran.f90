@@ -76,7 +76,7 @@ contains
     type(stf_request) :: req
     real(8), asynchronous :: owned(n), u(0:n + 1)
     real(8) :: back(n), expected(n)
-    integer :: left, right, i
+    integer :: left, right, i, k
     left = mod(rank - 1 + nranks, nranks)
     right = mod(rank + 1, nranks)
     call stf_create(MPI_COMM_WORLD, sf, ierr)
@@ -97,6 +97,21 @@ contains
     expected(1) = expected(1) + dble(rank * n + 1)  ! read by the left neighbour's right ghost
     expected(n) = expected(n) + dble(rank * n + n)  ! read by the right neighbour's left ghost
     call expect(ierr == STF_SUCCESS .and. all(back == expected), "halo reduce (sum)")
+    ! A time loop: the same exchange prepared once, started with new values.
+    call stf_bcast_init(sf, MPI_DOUBLE_PRECISION, owned, u, MPI_REPLACE, req, ierr)
+    call expect(ierr == STF_SUCCESS, "halo bcast_init")
+    do i = 1, 3
+      owned = [(dble(rank * n + k + 100 * i), k = 1, n)]
+      call stf_start(sf, req, ierr)
+      call expect(ierr == STF_SUCCESS, "halo start")
+      call stf_bcast_end(sf, req, ierr)
+      call expect(ierr == STF_SUCCESS .and. u(0) == dble(left * n + n + 100 * i) .and. &
+                  u(n + 1) == dble(right * n + 1 + 100 * i), "prepared halo exchange")
+    end do
+    call stf_destroy(sf, ierr)
+    call expect(ierr == STF_ERR_STATE, "destroy refused while a prepared request is held")
+    call stf_request_free(sf, req, ierr)
+    call expect(ierr == STF_SUCCESS, "halo request_free")
     call stf_destroy(sf, ierr)
   end subroutine
 

@@ -1,8 +1,10 @@
 // The operations of starforest.SF on arrays: blocking and split phase
-// (begin returns a Request, end completes it). The arrays are checked
+// (begin returns a Request, end completes it), and prepared (init returns a
+// PreparedRequest, started many times). The arrays are checked
 // against the graph before the library sees them; the GIL is released while
 // the library runs.
 #include "arrays.h"
+#include "prepared.h"
 #include "request.h"
 #include "sf.h"
 
@@ -102,6 +104,7 @@ nb::object begin(nb::handle self, Args &a, std::initializer_list<nb::handle> arr
 
 void bind_sf_ops(nb::module_ &m, nb::class_<SF> &cls) {
   bind_request(m);
+  bind_prepared(m);
   cls.def("bcast", [](SF &s, nb::handle root, nb::handle leaf, nb::handle op) {
         Args a = bcast_args(s, root, leaf, op, MPI_REPLACE, true);
         run([&] { return stf_bcast(s.sf, a.unit, a.buf[0].data, a.buf[1].data, a.op); });
@@ -126,6 +129,21 @@ void bind_sf_ops(nb::module_ &m, nb::class_<SF> &cls) {
           return stf_reduce_begin(s.sf, a.unit, a.buf[1].data, a.buf[0].data, a.op, r);
         });
       }, "leafdata"_a, "rootdata"_a, "op"_a = nb::none(), "Split-phase reduce: returns a Request.")
+      .def("bcast_init", [](nb::handle self, nb::handle root, nb::handle leaf, nb::handle op) {
+        SF &s = nb::cast<SF &>(self);
+        Args a = bcast_args(s, root, leaf, op, MPI_REPLACE, true);
+        return prepare_request(self, s.sf, stf_bcast_end, a.buf, {root, leaf}, [&](stf_request *r) {
+          return stf_bcast_init(s.sf, a.unit, a.buf[0].data, a.buf[1].data, a.op, r);
+        });
+      }, "rootdata"_a, "leafdata"_a, "op"_a = nb::none(),
+      "A bcast on these arrays, made once: returns a PreparedRequest, whose start() begins it each time.")
+      .def("reduce_init", [](nb::handle self, nb::handle leaf, nb::handle root, nb::handle op) {
+        SF &s = nb::cast<SF &>(self);
+        Args a = bcast_args(s, root, leaf, op, MPI_SUM, false);
+        return prepare_request(self, s.sf, stf_reduce_end, a.buf, {root, leaf}, [&](stf_request *r) {
+          return stf_reduce_init(s.sf, a.unit, a.buf[1].data, a.buf[0].data, a.op, r);
+        });
+      }, "leafdata"_a, "rootdata"_a, "op"_a = nb::none(), "A reduce on these arrays, made once: a PreparedRequest.")
       .def("fetch_and_op", [](SF &s, nb::handle root, nb::handle leaf, nb::handle update, nb::handle op) {
         Args a = fetch_args(s, root, leaf, update, op);
         run([&] { return stf_fetch_and_op(s.sf, a.unit, a.buf[0].data, a.buf[1].data, a.buf[2].data, a.op); });

@@ -3,7 +3,9 @@
 Every rank describes, for each of its leaves, the (rank, index) of the root
 it reads; data then moves over that graph with bcast (roots to leaves),
 reduce (leaves to roots), fetch_and_op, gather and scatter, blocking or split
-phase (``req = sf.bcast_begin(...)``; ``req.end()``). Communicators and ops
+phase (``req = sf.bcast_begin(...)``; ``req.end()``), or prepared once and
+started many times (``p = sf.bcast_init(...)``; ``p.start()``; ``p.end()``;
+``p.free()``). Communicators and ops
 are mpi4py objects (ops may also be named: ``"sum"``). Arrays are numpy
 arrays (or DLPack / CUDA-array-interface device arrays): the first axis
 counts entries, the other axes are the values of one entry. They are never
@@ -19,6 +21,7 @@ from ._core import (  # noqa: F401
     DeviceArray,
     Error,
     Grid,
+    PreparedRequest,
     Request,
     VecScatter,
     concatenate,

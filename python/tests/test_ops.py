@@ -172,6 +172,40 @@ def test_request_test_polls_until_done(comm):
         req.end()
 
 
+def test_prepared(comm):
+    seed = 28
+    sf, g = make_sf(comm, seed)
+    roots = values(np.int64, comm.rank, sf.nroots, seed)
+    leaves = leaf_array(g, comm.rank, np.int64, seed + 1)
+    red_leaves = leaf_array(g, comm.rank, np.int64, seed + 1)
+    red_roots = values(np.int64, comm.rank, sf.nroots, seed)
+    bc = sf.bcast_init(roots, leaves, "sum")
+    with pytest.raises(stf.Error):
+        bc.end()  # not started
+    with sf.reduce_init(red_leaves, red_roots, "sum") as rd:
+        for step in range(3):
+            s = seed + 10 * step
+            roots[...] = values(np.int64, comm.rank, sf.nroots, s)  # same arrays, new values
+            leaves[...] = leaf_array(g, comm.rank, np.int64, s + 1)
+            red_roots[...] = values(np.int64, comm.rank, sf.nroots, s)
+            red_leaves[...] = leaf_array(g, comm.rank, np.int64, s + 1)
+            bc.start()
+            rd.start()
+            assert bc.active
+            with pytest.raises(stf.Error):
+                bc.free()  # in flight
+            rd.end()
+            while not bc.test():
+                pass
+            assert not bc.active and not bc.freed
+            assert np.array_equal(leaves, expect_bcast(g, np.int64, "sum", s))
+            assert reduce_ok(g, red_roots, np.int64, "sum", s)
+    assert rd.freed
+    bc.free()
+    with pytest.raises(stf.Error):
+        bc.start()  # freed
+
+
 def test_explain(comm):
     sf, _ = make_sf(comm, 29)
     text = sf.explain(np.float64)  # collective

@@ -143,11 +143,36 @@ void keep_in_place(stf_request r, const Flow &f) {
       r->recv_direct[k] = 0;
 }
 
+// A later start of a prepared operation on host memory whose messages the
+// transport does not lend: the first start's receive targets and send
+// pointers stand, the packed messages are packed again.
+int begin_aimed(stf_request r, const Flow &f) {
+  STF_CHECK(post_receives<HostHooks>(r, f));
+  bool enqueued = false;
+  if (r->repack) STF_CHECK(host_space.prepare_send(r, f, &enqueued));
+  STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // sends leave in begin order
+  STF_CHECK(post_sends<HostHooks>(r, f));
+  count_messages(r, f.from, f.to);
+  return self_part<HostHooks>(r, f);
+}
+
+// Whether r's aims may stand for its next start (begin_aimed).
+template <class M>
+void keep_aims(stf_request r, const Flow &f) {
+  if (!r->prepared || r->lent || !M::whole_allowed || r->src_mem != STF_MEMTYPE_HOST ||
+      r->dst_mem != STF_MEMTYPE_HOST)
+    return;
+  r->repack = false;
+  for (int k = 0; k < f.from.count(); k++) r->repack |= !direct_ok(*r->unit, f.from_lists[k]);
+  r->aimed = true;
+}
+
 template <class M>
 int one_way_begin(stf_request r, Direction d) {
   Flow f = flow(r, d);
   Transport &t = *r->mover->transport;
   if (M::whole_allowed && t.takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
+  if (M::whole_allowed && r->aimed) return begin_aimed(r, f);
   STF_CHECK(M::before_pack(r));
   Transport &mt = t.mover(f.channel, Leg::forward, &r->leg_channel);
   r->leg_transport = &mt;
@@ -177,6 +202,7 @@ int one_way_begin(stf_request r, Direction d) {
   count_messages(r, f.from, f.to);
   STF_CHECK(self_part<M>(r, f));
   if (deferred) defer_sends(r, d);
+  keep_aims<M>(r, f);
   return STF_SUCCESS;
 }
 

@@ -71,8 +71,12 @@ int resolve_unit(const OpArgs &a, Resolved *out) {
   return a.kind == OpKind::fetch_and_op ? get_kernels(*out->unit, MPI_REPLACE, &out->copy) : STF_SUCCESS;
 }
 
-int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
-  *req = nullptr;
+namespace {
+
+// A slot for a on mover, its arguments and memory resolved, nothing posted.
+// Inlined, as post_operation: each is on every begin's path.
+__attribute__((always_inline)) inline int take_slot(Engine &owner, Engine &mover, const OpArgs &a,
+                                                    const Resolved &res, stf_request *out) {
   STF_CHECK(check_data(*mover.graph, a));
   if (!mover.broken.empty())
     return set_error(STF_ERR_STATE, "%s_begin: %s; destroy the SF", op_kind_name(a.kind), mover.broken.c_str());
@@ -85,16 +89,50 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
   r->src = a.src;
   r->dst = a.dst;
   r->update = a.update;
-  const int rc = contained([&] {
-    int rc = resolve_memory(a, r);
-    return rc ? rc : begin_kind(r);
-  });
+  const int rc = contained([&] { return resolve_memory(a, r); });
   if (rc) {
-    abandon_request(r, false);  // some messages may have been posted already
+    release_request(r);
+    return rc;
+  }
+  *out = r;
+  return STF_SUCCESS;
+}
+
+// Post the operation in slot r; a failure leaves nothing posted.
+__attribute__((always_inline)) inline int post_operation(stf_request r) {
+  const int rc = contained([&] { return begin_kind(r); });
+  if (rc) abandon_request(r, false);  // some messages may have been posted already
+  return rc;
+}
+
+}  // namespace
+
+int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
+  *req = nullptr;
+  stf_request r = nullptr;
+  STF_CHECK(take_slot(owner, mover, a, res, &r));
+  if (const int rc = post_operation(r)) {
     release_request(r);
     return rc;
   }
   *req = handle_of(r);
+  return STF_SUCCESS;
+}
+
+int prepare_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
+  *req = nullptr;
+  stf_request r = nullptr;
+  STF_CHECK(take_slot(owner, mover, a, res, &r));
+  r->prepared = true;
+  *req = handle_of(r);
+  return STF_SUCCESS;
+}
+
+int start_operation(stf_request r) {
+  if (!r->mover->broken.empty())
+    return set_error(STF_ERR_STATE, "stf_start: %s; destroy the SF", r->mover->broken.c_str());
+  STF_CHECK(post_operation(r));
+  r->started = true;
   return STF_SUCCESS;
 }
 
@@ -110,8 +148,7 @@ int test_operation(stf_request r, stf_request *req, int *done) {
 int end_operation(stf_request r, stf_request *req) {
   const int rc = contained([&] { return end_kind(r); });
   if (rc) abandon_request(r, true);  // what is still posted must not reach the slot's next use
-  release_request(r);
-  *req = nullptr;
+  finish_request(r, req);
   return rc;
 }
 

@@ -30,9 +30,15 @@ int check_data(const Graph &g, const OpArgs &a);
 // Begin a on mover's plan (set up), on behalf of owner (the SF the user
 // called: its counters, its request). *req is NULL on failure.
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req);
+// A prepared operation (stf_bcast_init): begin_operation's checks and
+// slot, nothing posted; start_operation posts it, each time anew, and its
+// end leaves the slot prepared. A failed start leaves nothing posted.
+int prepare_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req);
+int start_operation(stf_request r);
 // End the operation in slot r (take_request found it from the user's *req),
-// *req becomes NULL. A failed begin or end leaves the slot free and nothing
-// posted, so the SF stays usable.
+// *req becomes NULL (a prepared request's stays). A failed begin or end
+// leaves the slot free (a prepared one prepared) and nothing posted, so the
+// SF stays usable.
 int end_operation(stf_request r, stf_request *req);
 // stf_test: end slot r if its messages have arrived (*done = 1), else leave
 // it in flight (*done = 0).

@@ -96,6 +96,18 @@ struct alignas(256) stf_request_s {
   // data; this slot only carries the request's identity).
   stf::StrategyOp *strategy_op = nullptr;
 
+  // A prepared operation (stf_bcast_init): the slot and its handle stay
+  // between starts until stf_request_free; started while one is in flight.
+  // type and the memory types as given: a strategy begins from them anew.
+  bool prepared = false;
+  bool started = false;
+  // Its receive targets and send pointers, aimed at its first start, stand
+  // for the next ones (host memory, exchange.cpp); repack: some message is
+  // packed, not sent from user memory.
+  bool aimed = false, repack = false;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int given_src_mem = -1, given_dst_mem = -1;
+
   stf_request_s();
   ~stf_request_s();
 };
@@ -126,10 +138,22 @@ inline stf_request slot_of_handle(stf_request handle) {
 // caller gives the user handle_of(*out).
 int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out);
 void release_request(stf_request r);
+// The end of the operation in slot r: a prepared slot waits, with its
+// handle *req, for its next start; any other goes back (*req = NULL).
+inline void finish_request(stf_request r, stf_request *req) {
+  if (r->prepared) {
+    r->started = false;
+    return;
+  }
+  release_request(r);
+  *req = nullptr;
+}
 // The slot of handle *req, if it is an active request of owner begun by kind
 // (by any kind for take_any_request, what naming the call for messages).
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out);
 int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out);
+// The slot of handle *req, a prepared request of owner, started or not.
+int take_prepared(Engine &owner, stf_request *req, const char *what, stf_request *out);
 // Cancel or complete whatever a failed operation left posted, so that the
 // slot can be released and reused; in_end: it failed in its end.
 void abandon_request(stf_request r, bool in_end);

@@ -80,6 +80,7 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
 }
 
 void abandon_request(stf_request r, bool in_end) {
+  r->aimed = false;  // aimed again at the next start
   forget_deferred_sends(r);  // model C sends that will never be posted now
   Transport *t = r->mover->transport;
   for (Channel *c : {&r->to_leaf, &r->to_root}) {
@@ -90,6 +91,7 @@ void abandon_request(stf_request r, bool in_end) {
 
 void release_request(stf_request r) {
   r->busy = false;
+  r->prepared = r->started = r->aimed = false;
   r->owner->pending--;
   r->mover->idle.push_back(r);
 }
@@ -117,7 +119,10 @@ const char *lookup(Engine &owner, stf_request *req, stf_request *out, int *code)
   }
   if (!*req) return " without a matching begin (request is NULL)";
   *out = slot_of(owner, *req);
-  return *out ? nullptr : ": the request does not belong to this SF or has already ended";
+  if (!*out) return ": the request does not belong to this SF or has already ended";
+  if ((*out)->prepared && !(*out)->started)
+    return ": the prepared request has no operation in flight (stf_start starts one)";
+  return nullptr;
 }
 
 }  // namespace
@@ -126,6 +131,15 @@ int take_any_request(Engine &owner, stf_request *req, const char *what, stf_requ
   int code = STF_SUCCESS;
   if (const char *why = lookup(owner, req, out, &code)) return set_error(code, "%s%s", what, why);
   return STF_SUCCESS;
+}
+
+int take_prepared(Engine &owner, stf_request *req, const char *what, stf_request *out) {
+  int code = STF_SUCCESS;
+  *out = nullptr;
+  const char *why = lookup(owner, req, out, &code);
+  if (*out && (*out)->prepared) return STF_SUCCESS;  // started or not: the caller decides
+  if (!why) why = ": the request was not made by stf_bcast_init or stf_reduce_init";
+  return set_error(code, "%s%s", what, why);
 }
 
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out) {

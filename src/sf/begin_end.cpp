@@ -33,6 +33,33 @@ int begin_strategy_op(stf_sf sf, const OpArgs &a, const Resolved &res, stf_reque
   return STF_SUCCESS;
 }
 
+// A prepared bcast or reduce of the SF's strategy: the slot keeps the
+// arguments, from which each start begins the strategy's operation anew.
+int prepare_strategy_op(stf_sf sf, const OpArgs &a, const Resolved &res, stf_request *req) {
+  STF_CHECK(check_data(*sf, a));
+  stf_request r = nullptr;
+  STF_CHECK(acquire_request(sf->engine, sf->engine, a.kind, res.unit->extent, &r));
+  r->unit = res.unit;
+  r->kernels = res.kernels;
+  r->op = a.op;
+  r->src = a.src;
+  r->dst = a.dst;
+  r->prepared = true;
+  *req = handle_of(r);
+  return STF_SUCCESS;
+}
+
+int start_strategy_op(stf_sf sf, stf_request r) {
+  const OpArgs a{r->kind, r->type, r->op, r->src, r->dst, nullptr, r->given_src_mem, r->given_dst_mem};
+  const int rc = contained([&] { return sf->strategy->begin(a, Resolved{r->unit, r->kernels}, &r->strategy_op); });
+  if (rc) {
+    r->strategy_op = nullptr;
+    return rc;
+  }
+  r->started = true;
+  return STF_SUCCESS;
+}
+
 // The local checks of a begin's arguments, before anything is set up or posted.
 int check_arguments(const OpArgs &a, stf_request *req) {
   if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
@@ -109,7 +136,8 @@ int another_thread(const char *what) {
 
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
-int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
+// prepare: stf_bcast_init and stf_reduce_init, which post nothing.
+int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req, bool prepare = false) {
   if (req) *req = nullptr;
   STF_CHECK(check_sf(owner));
   const bool multi = a.kind == OpKind::gather || a.kind == OpKind::scatter;
@@ -132,8 +160,16 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
   const OneCaller caller(owner);
   if (caller.refused()) return another_thread(op_kind_name(a.kind));
   if (!owner->opts.debug) STF_CHECK(resolve_remembered(owner, a, &res));
-  if (owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce)) return begin_strategy_op(owner, a, res, req);
-  return begin_operation(owner->engine, mover->engine, a, res, req);
+  const bool by_strategy = owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce);
+  if (!prepare && by_strategy) return begin_strategy_op(owner, a, res, req);
+  if (!prepare) return begin_operation(owner->engine, mover->engine, a, res, req);
+  STF_CHECK(by_strategy ? prepare_strategy_op(owner, a, res, req)
+                        : prepare_operation(owner->engine, mover->engine, a, res, req));
+  stf_request r = slot_of_handle(*req);
+  r->type = a.type;
+  r->given_src_mem = a.src_mem;
+  r->given_dst_mem = a.dst_mem;
+  return STF_SUCCESS;
 }
 
 // Every begin, end and test is timed into the SF's Engine::timing.
@@ -170,8 +206,7 @@ int advance_strategy_op(stf_sf owner, stf_request r, stf_request *req, bool wait
   if (done) *done = finished;
   if (rc || finished) {  // a failed step leaves nothing to wait for in this slot
     r->strategy_op = nullptr;
-    release_request(r);
-    *req = nullptr;
+    finish_request(r, req);
   }
   return rc;
 }
@@ -203,6 +238,29 @@ int blocking(stf_sf sf, const OpArgs &a) {
   if (caller.refused()) return another_thread(op_kind_name(a.kind));
   EndTimer timer(sf->engine, timing_index(a.kind), begun);
   return finish(sf, slot_of_handle(r), &r);
+}
+
+// The slot of sf's prepared request *req, which has no operation in flight;
+// what names the call.
+int take_resting(stf_sf sf, stf_request *req, const char *what, stf_request *r) {
+  STF_CHECK(check_sf(sf));
+  STF_CHECK(take_prepared(sf->engine, req, what, r));
+  if ((*r)->started) return set_error(STF_ERR_REQUEST, "%s: the prepared request is in flight; end it first", what);
+  return STF_SUCCESS;
+}
+
+// stf_start: the prepared operation in slot r posted, timed as a begin.
+int start(stf_sf sf, stf_request r) {
+  const unsigned long long t0 = ticks();
+  const OneCaller caller(sf);
+  if (caller.refused()) return another_thread("stf_start");
+  const int rc = sf->strategy ? start_strategy_op(sf, r) : start_operation(r);  // no set-up while prepared
+  const int k = timing_index(r->kind);
+  if (!rc) {
+    sf->engine.stats.operations[k]++;
+    sf->engine.timing[k].begin += ticks() - t0;
+  }
+  return rc;
 }
 
 }  // namespace
@@ -287,4 +345,27 @@ extern "C" int stf_scatter_end(stf_sf sf, stf_request *req) try {
 } STF_API_CATCH
 extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootdata, void *leafdata) try {
   return stf::blocking(sf, OpArgs{OpKind::scatter, unit, MPI_REPLACE, multirootdata, leafdata, nullptr});
+} STF_API_CATCH
+
+extern "C" int stf_bcast_init(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op,
+                              stf_request *req) try {
+  return stf::begin_untimed(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr}, req, true);
+} STF_API_CATCH
+extern "C" int stf_reduce_init(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op,
+                               stf_request *req) try {
+  return stf::begin_untimed(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr}, req, true);
+} STF_API_CATCH
+extern "C" int stf_start(stf_sf sf, stf_request *req) try {
+  stf_request r = nullptr;
+  STF_CHECK(stf::take_resting(sf, req, "stf_start", &r));
+  return stf::start(sf, r);
+} STF_API_CATCH
+extern "C" int stf_request_free(stf_sf sf, stf_request *req) try {
+  stf_request r = nullptr;
+  STF_CHECK(stf::take_resting(sf, req, "stf_request_free", &r));
+  const stf::OneCaller caller(sf);
+  if (caller.refused()) return stf::another_thread("stf_request_free");
+  stf::release_request(r);
+  *req = nullptr;
+  return STF_SUCCESS;
 } STF_API_CATCH

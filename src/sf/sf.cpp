@@ -41,8 +41,9 @@ void clear(stf_sf sf) {
 
 int check_idle(stf_sf sf, const char *what) {
   if (sf->engine.pending)
-    return set_error(STF_ERR_STATE, "%s: %d operation(s) still in flight on this SF; end them first", what,
-                     sf->engine.pending);
+    return set_error(STF_ERR_STATE,
+                     "%s: %d request(s) still in flight or prepared on this SF; end them (and free prepared ones) "
+                     "first", what, sf->engine.pending);
   return STF_SUCCESS;
 }
 

@@ -59,6 +59,11 @@ class Placed {
   }
   void *data() { return device_ ? static_cast<char *>(base_) + offset_ : b_.data(); }
   stf_memtype mtype() const { return device_ ? STF_MEMTYPE_DEVICE : STF_MEMTYPE_HOST; }
+  // The bytes of from (a Buffer of the same size) in place of the data.
+  void restore(Checker &ck, const Buffer &from) {
+    if (device_) ck.code(stf_device_memcpy(base_, from.unit(-Buffer::kGuard), bytes_), STF_SUCCESS, "memcpy h2d");
+    else std::memcpy(b_.unit(-Buffer::kGuard), from.unit(-Buffer::kGuard), bytes_);
+  }
   // Bring the device copy back into the Buffer for comparison.
   void fetch(Checker &ck) {
     if (device_) ck.code(stf_device_memcpy(b_.unit(-Buffer::kGuard), base_, bytes_), STF_SUCCESS, "memcpy d2h");
@@ -81,18 +86,37 @@ const Placement kPlacements[] = {{"roots+leaves on device", true, true},
                                  {"roots on device, leaves on host", true, false},
                                  {"roots on host, leaves on device", false, true}};
 
-// with_mem: the _mem variant with the types given; else the plain call detects them.
-void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placement &pl, bool with_mem) {
+// A prepared bcast started twice, the leaves' first values restored between.
+int prepared_bcast_twice(Checker &ck, stf_sf sf, const DataGen &d, Placed &pr, Placed &plf, const Buffer &leaf0) {
+  stf_request req = nullptr;
+  int rc = stf_bcast_init(sf, d.u->type, pr.data(), plf.data(), d.op, &req);
+  for (int k = 0; k < 2 && rc == STF_SUCCESS; k++) {
+    if (k) plf.restore(ck, leaf0);
+    rc = stf_start(sf, &req);
+    if (rc == STF_SUCCESS) rc = stf_bcast_end(sf, &req);
+  }
+  if (req && stf_request_free(sf, &req) != STF_SUCCESS && rc == STF_SUCCESS) rc = STF_ERR_INTERNAL;
+  return rc;
+}
+
+// with_mem: the _mem variant with the types given; else the plain call
+// detects them; prepared (not with_mem): by a prepared request, twice.
+void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placement &pl, bool with_mem,
+                  bool prepared = false) {
   Buffer root = d.root_buffer(me), leaf = d.leaf_buffer(me);
-  const Buffer root0 = root;
+  const Buffer root0 = root, leaf0 = leaf;
   Placed pr(ck, *d.u, root, pl.roots(me)), plf(ck, *d.u, leaf, pl.leaves(me));
   stf_stats before = stf_stats_init(), after = stf_stats_init();
   stf_get_stats(sf, &before);
-  stf_request req = nullptr;
-  int rc = with_mem ? stf_bcast_begin_mem(sf, d.u->type, pr.mtype(), pr.data(), plf.mtype(), plf.data(), d.op, &req)
-                    : stf_bcast_begin(sf, d.u->type, pr.data(), plf.data(), d.op, &req);
-  if (!ck.code(rc, STF_SUCCESS, "bcast_begin")) return;
-  if (!ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "bcast_end")) return;
+  if (prepared) {
+    if (!ck.code(prepared_bcast_twice(ck, sf, d, pr, plf, leaf0), STF_SUCCESS, "prepared bcast")) return;
+  } else {
+    stf_request req = nullptr;
+    int rc = with_mem ? stf_bcast_begin_mem(sf, d.u->type, pr.mtype(), pr.data(), plf.mtype(), plf.data(), d.op, &req)
+                      : stf_bcast_begin(sf, d.u->type, pr.data(), plf.data(), d.op, &req);
+    if (!ck.code(rc, STF_SUCCESS, "bcast_begin")) return;
+    if (!ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "bcast_end")) return;
+  }
   ck.code(stf_device_synchronize(), STF_SUCCESS, "stf_device_synchronize");
   // All on the device, an op other than REPLACE (nothing received in
   // place): however many peers, at most one pack kernel, one unpack kernel
@@ -100,7 +124,7 @@ void device_bcast(Checker &ck, stf_sf sf, const DataGen &d, int me, const Placem
   // (With REPLACE, messages received in place make the unpack one kernel
   // per other message.)
   stf_get_stats(sf, &after);
-  if (g_counters && pl.roots(me) && pl.leaves(me) && d.op != MPI_REPLACE) {
+  if (g_counters && !prepared && pl.roots(me) && pl.leaves(me) && d.op != MPI_REPLACE) {
     ck.check(after.pack_calls - before.pack_calls <= 1 && after.unpack_calls - before.unpack_calls <= 1 &&
                  after.device_kernel_launches - before.device_kernel_launches <= 3,
              "%lld packs, %lld unpacks, %lld launches: want <= 1, 1, 3", after.pack_calls - before.pack_calls,
@@ -222,11 +246,11 @@ void oracle_suite(Checker &ck, int me, std::uint64_t seed, int nrandom, bool all
         for (MPI_Op op : ops) {
           if (!has_op(*u, op)) continue;
           for (const Placement &pl : kPlacements) {
-            const bool with_mem = (variant++ % 2) == 1;
+            const bool with_mem = variant % 2 == 1, prepared = variant++ % 4 == 2;
             const DataGen d{&G, u, op, hash_key(seed, gi, variant)};
             ck.context(graphs[gi].name + (opt ? " pack_opt 0 " : " ") + u->name + " " + op_name(op) + " " +
-                       pl.name + (with_mem ? " (_mem)" : " (detected)"));
-            device_bcast(ck, sf, d, me, pl, with_mem);
+                       pl.name + (with_mem ? " (_mem)" : prepared ? " (prepared)" : " (detected)"));
+            device_bcast(ck, sf, d, me, pl, with_mem, prepared);
             device_reduce(ck, sf, d, me, pl, with_mem);
             if (op != MPI_REPLACE) device_fetch(ck, sf, d, me, pl);
           }

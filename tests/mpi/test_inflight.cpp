@@ -1,6 +1,7 @@
 // Several operations in flight on one SF, ended in another order than begun;
 // request misuse (NULL, wrong end function, wrong SF) is refused without
-// damaging the request; many repeated operations stay correct.
+// damaging the request; many repeated operations stay correct; prepared
+// operations (prepared_case.h).
 #include <sched.h>
 
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "check.h"
 #include "graphs.h"
 #include "oracle.h"
+#include "prepared_case.h"
 #include "runner.h"
 #include "units.h"
 
@@ -387,6 +389,7 @@ int main(int argc, char **argv) {
       more_in_flight_than_attachments(ck, sf, g, me, ui, hash_key(key, 11));
       request_errors(ck, sf, other, g, me, ui, hash_key(key, 5));
       two_sfs(ck, sf, other, g, me, ui, hash_key(key, 7));
+      prepared_operations(ck, sf, other, g, me, ui, hash_key(key, 12), ng.name);
       recycled_datatype(ck, sf, g, me, hash_key(key, 8));
       if (gi == 2) repeated(ck, sf, g, me, ui, hash_key(key, 6), iterations);
     }

@@ -30,9 +30,10 @@ void operator delete(void *p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-// One round of every data-moving operation, two of them in flight at once.
+// One round of every data-moving operation, two of them in flight at once,
+// and of the prepared bcast and reduce in prep.
 int round(stf_sf sf, std::vector<double> &roots, std::vector<double> &leaves, std::vector<double> &update,
-          std::vector<double> &multi, std::vector<int> &iroots, std::vector<int> &ileaves) {
+          std::vector<double> &multi, std::vector<int> &iroots, std::vector<int> &ileaves, stf_request prep[2]) {
   stf_request a = nullptr, b = nullptr;
   int rc = stf_bcast_begin(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_REPLACE, &a);
   if (!rc) rc = stf_reduce_begin(sf, MPI_INT, ileaves.data(), iroots.data(), MPI_SUM, &b);
@@ -43,6 +44,10 @@ int round(stf_sf sf, std::vector<double> &roots, std::vector<double> &leaves, st
   if (!rc) rc = stf_fetch_and_op(sf, MPI_DOUBLE, roots.data(), leaves.data(), update.data(), MPI_SUM);
   if (!rc) rc = stf_gather(sf, MPI_DOUBLE, leaves.data(), multi.data());
   if (!rc) rc = stf_scatter(sf, MPI_DOUBLE, multi.data(), leaves.data());
+  if (!rc) rc = stf_start(sf, &prep[0]);
+  if (!rc) rc = stf_start(sf, &prep[1]);
+  if (!rc) rc = stf_reduce_end(sf, &prep[1]);
+  if (!rc) rc = stf_bcast_end(sf, &prep[0]);
   return rc;
 }
 
@@ -72,11 +77,17 @@ int main(int argc, char **argv) {
     std::vector<double> roots(lg.nroots + 1, 1.0), leaves(maxleaf + 2, 1.0), update(maxleaf + 2), multi(nmulti + 1);
     std::vector<int> iroots(lg.nroots + 1, 0), ileaves(maxleaf + 2, 1);
 
-    for (int warm = 0; warm < 3; warm++) ck.code(round(sf, roots, leaves, update, multi, iroots, ileaves), STF_SUCCESS, "warm-up");
+    stf_request prep[2] = {nullptr, nullptr};
+    ck.code(stf_bcast_init(sf, MPI_DOUBLE, roots.data(), leaves.data(), MPI_SUM, &prep[0]), STF_SUCCESS, "bcast_init");
+    ck.code(stf_reduce_init(sf, MPI_INT, ileaves.data(), iroots.data(), MPI_SUM, &prep[1]), STF_SUCCESS, "reduce_init");
+    for (int warm = 0; warm < 3; warm++)
+      ck.code(round(sf, roots, leaves, update, multi, iroots, ileaves, prep), STF_SUCCESS, "warm-up");
     long long before = news.load();
-    for (int it = 0; it < 50; it++) ck.code(round(sf, roots, leaves, update, multi, iroots, ileaves), STF_SUCCESS, "round");
+    for (int it = 0; it < 50; it++)
+      ck.code(round(sf, roots, leaves, update, multi, iroots, ileaves, prep), STF_SUCCESS, "round");
     long long allocated = news.load() - before;
     ck.check(allocated == 0, "expected no operator new in 50 steady-state rounds, got %lld", allocated);
+    for (stf_request &r : prep) ck.code(stf_request_free(sf, &r), STF_SUCCESS, "stf_request_free");
     ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
   }
   int rc = ck.finish();
