@@ -156,12 +156,11 @@ int begin_aimed(stf_request r, const Flow &f) {
   return self_part<HostHooks>(r, f);
 }
 
-// Whether r's aims may stand for its next start (begin_aimed).
+// Whether r's aims may stand for its next start (begin_aimed): a prepared
+// operation on host memory (the hooks that allow whole operations).
 template <class M>
 void keep_aims(stf_request r, const Flow &f) {
-  if (!r->prepared || r->lent || !M::whole_allowed || r->src_mem != STF_MEMTYPE_HOST ||
-      r->dst_mem != STF_MEMTYPE_HOST)
-    return;
+  if (!M::whole_allowed || !r->prepared || r->lent) return;
   r->repack = false;
   for (int k = 0; k < f.from.count(); k++) r->repack |= !direct_ok(*r->unit, f.from_lists[k]);
   r->aimed = true;

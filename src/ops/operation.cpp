@@ -82,13 +82,7 @@ __attribute__((always_inline)) inline int take_slot(Engine &owner, Engine &mover
     return set_error(STF_ERR_STATE, "%s_begin: %s; destroy the SF", op_kind_name(a.kind), mover.broken.c_str());
   stf_request r = nullptr;
   STF_CHECK(acquire_request(owner, mover, a.kind, res.unit->packed_bytes, &r));
-  r->unit = res.unit;
-  r->kernels = res.kernels;
-  r->copy = res.copy;
-  r->op = a.op;
-  r->src = a.src;
-  r->dst = a.dst;
-  r->update = a.update;
+  hold_arguments(r, a, res);
   const int rc = contained([&] { return resolve_memory(a, r); });
   if (rc) {
     release_request(r);

@@ -24,6 +24,16 @@ struct Resolved {
   const Kernels *copy = nullptr;  // MPI_REPLACE, for fetch-and-op
 };
 int resolve_unit(const OpArgs &a, Resolved *out);
+// Slot r takes a's data and op and res's unit and kernels.
+inline void hold_arguments(stf_request r, const OpArgs &a, const Resolved &res) {
+  r->unit = res.unit;
+  r->kernels = res.kernels;
+  r->copy = res.copy;
+  r->op = a.op;
+  r->src = a.src;
+  r->dst = a.dst;
+  r->update = a.update;
+}
 // STF_ERR_NULL for NULL data where g has roots (leaves) the operation touches.
 int check_data(const Graph &g, const OpArgs &a);
 

@@ -39,11 +39,7 @@ int prepare_strategy_op(stf_sf sf, const OpArgs &a, const Resolved &res, stf_req
   STF_CHECK(check_data(*sf, a));
   stf_request r = nullptr;
   STF_CHECK(acquire_request(sf->engine, sf->engine, a.kind, res.unit->extent, &r));
-  r->unit = res.unit;
-  r->kernels = res.kernels;
-  r->op = a.op;
-  r->src = a.src;
-  r->dst = a.dst;
+  hold_arguments(r, a, res);
   r->prepared = true;
   *req = handle_of(r);
   return STF_SUCCESS;

@@ -10,6 +10,8 @@ enum : std::uint64_t { kRoot = 1, kLeaf = 2, kMulti = 3, kSentinel = 4 };
 constexpr stf_int kBigFactors = 3;  // leaves per root that may hold |factor| > 1
 }  // namespace
 
+void Buffer::overwrite(const Buffer &from) { std::memcpy(bytes_.data(), from.bytes_.data(), bytes_.size()); }
+
 Buffer::Buffer(const UnitSpec &u, stf_int n, std::uint64_t tag)
     : extent_(u.extent), n_(n), bytes_((n + 2 * kGuard) * u.extent) {
   std::uint64_t word = 0;

@@ -33,6 +33,9 @@ class Buffer {
   unsigned char *unit(stf_int i) { return bytes_.data() + (kGuard + i) * extent_; }
   const unsigned char *unit(stf_int i) const { return bytes_.data() + (kGuard + i) * extent_; }
   stf_int size() const { return n_; }
+  // from's bytes, guards included, over these (the same unit and size):
+  // new values in the same memory.
+  void overwrite(const Buffer &from);
 
  private:
   std::size_t extent_;

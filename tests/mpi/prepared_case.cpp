@@ -2,18 +2,10 @@
 
 #include <sched.h>
 
-#include <cstring>
-
 #include "runner.h"
 
 namespace stft {
 namespace {
-
-// New values, guards included, into the same memory, which the prepared requests hold.
-void refill(Buffer *into, const Buffer &from, const UnitSpec &u) {
-  const std::size_t units = static_cast<std::size_t>(from.size()) + 2 * Buffer::kGuard;
-  std::memcpy(into->unit(-Buffer::kGuard), from.unit(-Buffer::kGuard), units * u.extent);
-}
 
 // Ends both requests by stf_test alone, polled in a rank-dependent order.
 void poll_both(Checker &ck, stf_sf sf, stf_request q[2], int me) {
@@ -65,10 +57,10 @@ void prepared_operations(Checker &ck, stf_sf sf, stf_sf other, const GlobalGraph
   for (int it = 0; made && it < 4; ++it) {
     ck.context(where + ": prepared bcast and reduce, start " + std::to_string(it));
     const DataGen d{&g, &ui, MPI_SUM, hash_key(key, it)};
-    refill(&broot, d.root_buffer(me), ui);
-    refill(&bleaf, d.leaf_buffer(me), ui);
-    refill(&rroot, d.root_buffer(me), ui);
-    refill(&rleaf, d.leaf_buffer(me), ui);
+    broot.overwrite(d.root_buffer(me));  // the prepared requests hold this memory
+    bleaf.overwrite(d.leaf_buffer(me));
+    rroot.overwrite(d.root_buffer(me));
+    rleaf.overwrite(d.leaf_buffer(me));
     if (!ck.code(stf_start(sf, &q[0]), STF_SUCCESS, "stf_start bcast")) break;
     if (it == 0) {
       ck.code(stf_start(sf, &q[0]), STF_ERR_REQUEST, "stf_start of a request in flight");

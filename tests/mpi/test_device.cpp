@@ -62,7 +62,7 @@ class Placed {
   // The bytes of from (a Buffer of the same size) in place of the data.
   void restore(Checker &ck, const Buffer &from) {
     if (device_) ck.code(stf_device_memcpy(base_, from.unit(-Buffer::kGuard), bytes_), STF_SUCCESS, "memcpy h2d");
-    else std::memcpy(b_.unit(-Buffer::kGuard), from.unit(-Buffer::kGuard), bytes_);
+    else b_.overwrite(from);
   }
   // Bring the device copy back into the Buffer for comparison.
   void fetch(Checker &ck) {
