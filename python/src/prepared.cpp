@@ -15,8 +15,8 @@ void Prepared::start() {
 
 void Prepared::end() {
   need_prepared();
+  started = false;  // a failed end leaves the request prepared, not in flight, as a completed one
   run([&] { return end_fn(sf, &req); });
-  started = false;
 }
 
 bool Prepared::test() {
