@@ -6,6 +6,10 @@
  *                    bcast (REPLACE) and a reduce (SUM)
  *   op_loop prepared N  the same ring by prepared requests: made once, then
  *                    N times started and ended
+ *   op_loop ring|prepared N settled   with an MPI_Barrier between each begin
+ *                    (or start) and its end: the messages have come before
+ *                    the end looks, so a transport that polls (putsignal)
+ *                    counts no polls, whose number depends on timing
  *   op_loop grid N   stf_grid 2D 5-point 256 x 256, periodic; N times a
  *                    global-to-local and a local-to-global */
 #include <starforest.h>
@@ -24,6 +28,12 @@ static int ring_sf(stf_sf *sf, int *rank) {
   return stf_create(MPI_COMM_WORLD, sf) || stf_set_graph(*sf, 1, 1, NULL, STF_COPY_VALUES, &remote, STF_COPY_VALUES);
 }
 
+static int settled;  /* a barrier between each begin and its end */
+
+static void settle(void) {
+  if (settled) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static int ring(int iters) {
   int rank;
   stf_sf sf;
@@ -31,8 +41,18 @@ static int ring(int iters) {
   double root = rank, leaf = -1;
   int rc = 0;
   for (int i = 0; i < iters && !rc; i++) {
-    rc = stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE);
-    if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM);
+    stf_request req = NULL;
+    if (!settled) {
+      rc = stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE);
+      if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM);
+      continue;
+    }
+    rc = stf_bcast_begin(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE, &req);
+    settle();
+    if (!rc) rc = stf_bcast_end(sf, &req);
+    if (!rc) rc = stf_reduce_begin(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM, &req);
+    settle();
+    if (!rc) rc = stf_reduce_end(sf, &req);
   }
   stf_destroy(&sf);
   return rc;
@@ -48,8 +68,10 @@ static int prepared(int iters) {
   if (!rc) rc = stf_reduce_init(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM, &reduce);
   for (int i = 0; i < iters && !rc; i++) {
     rc = stf_start(sf, &bcast);
+    settle();
     if (!rc) rc = stf_bcast_end(sf, &bcast);
     if (!rc) rc = stf_start(sf, &reduce);
+    settle();
     if (!rc) rc = stf_reduce_end(sf, &reduce);
   }
   if (bcast) stf_request_free(sf, &bcast);
@@ -80,6 +102,7 @@ static int grid(int iters) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int iters = argc > 2 ? atoi(argv[2]) : 1000;
+  settled = argc > 3 && strcmp(argv[3], "settled") == 0;
   int rc = 2;
   if (argc > 1 && strcmp(argv[1], "ring") == 0) rc = ring(iters);
   if (argc > 1 && strcmp(argv[1], "grid") == 0) rc = grid(iters);

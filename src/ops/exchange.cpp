@@ -1,5 +1,6 @@
 #include "ops/exchange.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/error.h"
@@ -126,13 +127,22 @@ int begin_whole(stf_request r, const Flow &f) {
 
 // Lent: user memory offered for each contiguous message (the transport only
 // reads it), nullptr where the message must be packed.
-void offer_sends(stf_request r, const Flow &f) {
+void offer_sends(stf_request r, const Flow &f, std::vector<void *> *offers) {
   const Unit &u = *r->unit;
   const bool offer = space_of(r->src_mem).offers_user_memory();
-  fill<void *>(&r->lent_ptrs, f.from.count(), nullptr);
+  fill<void *>(offers, f.from.count(), nullptr);
   for (int k = 0; offer && k < f.from.count(); k++)
-    if (direct_ok(u, f.from_lists[k]))
-      r->lent_ptrs[k] = const_cast<char *>(at(r->src, f.from_lists[k].start, u.extent));
+    if (direct_ok(u, f.from_lists[k])) (*offers)[k] = const_cast<char *>(at(r->src, f.from_lists[k].start, u.extent));
+}
+
+// Lent: where the transport has each message packed (r->lent_ptrs, offered
+// on entry), also the pointers the sends are posted from.
+__attribute__((always_inline)) inline int lend_sends(stf_request r, const Flow &f) {
+  STF_CHECK(r->leg_transport->lend_send(*r->leg_channel, f.dir, Leg::forward, r->unit->packed_bytes,
+                                        r->lent_ptrs.data()));
+  r->send_ptrs.resize(r->lent_ptrs.size());
+  for (std::size_t k = 0; k < r->lent_ptrs.size(); k++) r->send_ptrs[k] = r->lent_ptrs[k];
+  return STF_SUCCESS;
 }
 
 // Lent: a message lands in user memory only where the transport kept the
@@ -143,11 +153,10 @@ void keep_in_place(stf_request r, const Flow &f) {
       r->recv_direct[k] = 0;
 }
 
-// A later start of a prepared operation on host memory whose messages the
-// transport does not lend: the first start's receive targets and send
-// pointers stand, the packed messages are packed again.
-int begin_aimed(stf_request r, const Flow &f) {
-  STF_CHECK(post_receives<HostHooks>(r, f));
+// A later start of a prepared operation on host memory (keep_aims): the
+// first start's receive targets and send pointers stand, the packed
+// messages are packed again.
+__attribute__((always_inline)) inline int post_aimed(stf_request r, const Flow &f) {
   bool enqueued = false;
   if (r->repack) STF_CHECK(host_space.prepare_send(r, f, &enqueued));
   STF_CHECK(post_deferred_sends(*r->mover->deferred, nullptr));  // sends leave in begin order
@@ -155,13 +164,31 @@ int begin_aimed(stf_request r, const Flow &f) {
   count_messages(r, f.from, f.to);
   return self_part<HostHooks>(r, f);
 }
+__attribute__((always_inline)) inline int begin_aimed(stf_request r, const Flow &f) {
+  STF_CHECK(post_receives<HostHooks>(r, f));
+  return post_aimed(r, f);
+}
+// Where the transport lends its memory, its answers change every start:
+// the first start's offers to it stand instead.
+int begin_aimed_lent(stf_request r, const Flow &f) {
+  std::copy(r->offered_recv.begin(), r->offered_recv.end(), r->recv_ptrs.begin());
+  std::copy(r->offered_direct.begin(), r->offered_direct.end(), r->recv_direct.begin());
+  STF_CHECK(post_receives<HostHooks>(r, f));
+  std::copy(r->offered_send.begin(), r->offered_send.end(), r->lent_ptrs.begin());
+  STF_CHECK(lend_sends(r, f));
+  return post_aimed(r, f);
+}
 
-// Whether r's aims may stand for its next start (begin_aimed): a prepared
-// operation on host memory (the hooks that allow whole operations).
-template <class M>
-void keep_aims(stf_request r, const Flow &f) {
-  if (!M::whole_allowed || !r->prepared || r->lent) return;
-  r->repack = false;
+// r's aims stand for its next start (begin_aimed*). Lent: the receive
+// pointers are still the offers (the transport answers in its wait_recv).
+// Out of line: on the begin's path, but once per prepared operation.
+__attribute__((noinline)) void keep_aims(stf_request r, const Flow &f) {
+  if (r->lent) {
+    r->offered_recv = r->recv_ptrs;
+    r->offered_direct = r->recv_direct;
+    offer_sends(r, f, &r->offered_send);
+  }
+  r->repack = r->lent;  // lent memory is never the user's
   for (int k = 0; k < f.from.count(); k++) r->repack |= !direct_ok(*r->unit, f.from_lists[k]);
   r->aimed = true;
 }
@@ -171,7 +198,7 @@ int one_way_begin(stf_request r, Direction d) {
   Flow f = flow(r, d);
   Transport &t = *r->mover->transport;
   if (M::whole_allowed && t.takes_whole(d, *r->unit, r->op)) return begin_whole(r, f);
-  if (M::whole_allowed && r->aimed) return begin_aimed(r, f);
+  if (M::whole_allowed && r->aimed) return r->lent ? begin_aimed_lent(r, f) : begin_aimed(r, f);
   STF_CHECK(M::before_pack(r));
   Transport &mt = t.mover(f.channel, Leg::forward, &r->leg_channel);
   r->leg_transport = &mt;
@@ -182,10 +209,8 @@ int one_way_begin(stf_request r, Direction d) {
   const bool receive_early = !r->recv_in_user_device;
   if (receive_early) STF_CHECK(post_receives<M>(r, f));
   if (r->lent) {
-    offer_sends(r, f);
-    STF_CHECK(mt.lend_send(*r->leg_channel, d, Leg::forward, r->unit->packed_bytes, r->lent_ptrs.data()));
-    r->send_ptrs.resize(r->lent_ptrs.size());
-    for (std::size_t k = 0; k < r->lent_ptrs.size(); k++) r->send_ptrs[k] = r->lent_ptrs[k];
+    offer_sends(r, f, &r->lent_ptrs);
+    STF_CHECK(lend_sends(r, f));
   }
   bool enqueued = false;
   STF_CHECK(space_of(r->src_mem).prepare_send(r, f, &enqueued));
@@ -201,7 +226,7 @@ int one_way_begin(stf_request r, Direction d) {
   count_messages(r, f.from, f.to);
   STF_CHECK(self_part<M>(r, f));
   if (deferred) defer_sends(r, d);
-  keep_aims<M>(r, f);
+  if (M::whole_allowed && r->prepared) keep_aims(r, f);  // host memory
   return STF_SUCCESS;
 }
 

@@ -64,6 +64,10 @@ int check_data(const Graph &g, const OpArgs &a) {
   return STF_SUCCESS;
 }
 
+std::string begin_call_name(const OpArgs &a) {
+  return std::string(op_kind_name(a.kind)) + (a.prepare ? "_init" : "_begin");
+}
+
 int resolve_unit(const OpArgs &a, Resolved *out) {
   STF_CHECK(decode_unit(a.type, &out->unit));
   STF_CHECK(get_kernels(*out->unit, a.op, &out->kernels));
@@ -79,7 +83,7 @@ __attribute__((always_inline)) inline int take_slot(Engine &owner, Engine &mover
                                                     const Resolved &res, stf_request *out) {
   STF_CHECK(check_data(*mover.graph, a));
   if (!mover.broken.empty())
-    return set_error(STF_ERR_STATE, "%s_begin: %s; destroy the SF", op_kind_name(a.kind), mover.broken.c_str());
+    return set_error(STF_ERR_STATE, "%s: %s; destroy the SF", begin_call_name(a).c_str(), mover.broken.c_str());
   stf_request r = nullptr;
   STF_CHECK(acquire_request(owner, mover, a.kind, res.unit->packed_bytes, &r));
   hold_arguments(r, a, res);

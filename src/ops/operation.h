@@ -2,6 +2,8 @@
 // operation begun on a set-up SF and ended by its request.
 #pragma once
 
+#include <string>
+
 #include "ops/request.h"
 
 namespace stf {
@@ -14,7 +16,10 @@ struct OpArgs {
   void *dst;
   void *update;
   int src_mem = -1, dst_mem = -1;  // stf_memtype, or -1: ask the device
+  bool prepare = false;  // stf_bcast_init or stf_reduce_init: made, not begun
 };
+// The public call a's checks speak for: "bcast_begin", "reduce_init", ...
+std::string begin_call_name(const OpArgs &a);
 
 // The unit and kernels of a's (type, op): an undefined combination fails
 // here, on every rank alike, before any of the operation's messages.

@@ -103,8 +103,11 @@ struct alignas(256) stf_request_s {
   bool started = false;
   // Its receive targets and send pointers, aimed at its first start, stand
   // for the next ones (host memory, exchange.cpp); repack: some message is
-  // packed, not sent from user memory.
+  // packed, not sent from user memory. Where the transport lends its
+  // memory, the first start's offers to it stand instead.
   bool aimed = false, repack = false;
+  std::vector<void *> offered_recv, offered_send;
+  std::vector<char> offered_direct;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   int given_src_mem = -1, given_dst_mem = -1;
 

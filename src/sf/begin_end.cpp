@@ -58,7 +58,7 @@ int start_strategy_op(stf_sf sf, stf_request r) {
 
 // The local checks of a begin's arguments, before anything is set up or posted.
 int check_arguments(const OpArgs &a, stf_request *req) {
-  if (!req) return set_error(STF_ERR_NULL, "%s_begin: request pointer is NULL", op_kind_name(a.kind));
+  if (!req) return set_error(STF_ERR_NULL, "%s: request pointer is NULL", begin_call_name(a).c_str());
   STF_CHECK(check_memtype(a.src_mem, a.kind));
   return check_memtype(a.dst_mem, a.kind);
 }
@@ -83,25 +83,26 @@ int resolve_remembered(stf_sf sf, const OpArgs &a, Resolved *res) {
 // another op). The lowest rank with the largest code is named. Ops are
 // compared by their predefined identity; user-defined ops (handles that mean
 // nothing on another rank) only as such.
-int agree_on_begin(MPI_Comm comm, int rc, const Resolved &res, MPI_Op op, OpKind kind) {
+int agree_on_begin(MPI_Comm comm, int rc, const Resolved &res, const OpArgs &a) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const long long bytes = rc ? LLONG_MIN : static_cast<long long>(res.unit->packed_bytes);
-  const long long which = rc ? LLONG_MIN : op_id(op);
+  const long long which = rc ? LLONG_MIN : op_id(a.op);
   long long v[5] = {rc ? (static_cast<long long>(rc) << 32) | (size - 1 - rank) : 0, bytes,
                     rc ? LLONG_MIN : -bytes, which, rc ? LLONG_MIN : -which};
   STF_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_LONG_LONG, MPI_MAX, comm));
   if (rc) return rc;
+  const auto call = [&a] { return begin_call_name(a); };  // on failure only: it allocates
   if (v[0])
-    return set_error(static_cast<int>(v[0] >> 32), "%s_begin: rank %d failed (its message says why)",
-                     op_kind_name(kind), size - 1 - static_cast<int>(v[0] & 0xffffffff));
+    return set_error(static_cast<int>(v[0] >> 32), "%s: rank %d failed (its message says why)", call().c_str(),
+                     size - 1 - static_cast<int>(v[0] & 0xffffffff));
   if (v[1] != -v[2])
-    return set_error(STF_ERR_ARG, "%s_begin: the ranks' units differ in size (%lld to %lld bytes)",
-                     op_kind_name(kind), -v[2], v[1]);
+    return set_error(STF_ERR_ARG, "%s: the ranks' units differ in size (%lld to %lld bytes)", call().c_str(), -v[2],
+                     v[1]);
   if (v[3] != -v[4])
-    return set_error(STF_ERR_OP, "%s_begin: the ranks pass different ops (this rank: %s); every rank must pass the same",
-                     op_kind_name(kind), op_name(op));
+    return set_error(STF_ERR_OP, "%s: the ranks pass different ops (this rank: %s); every rank must pass the same",
+                     call().c_str(), op_name(a.op));
   return STF_SUCCESS;
 }
 
@@ -132,8 +133,8 @@ int another_thread(const char *what) {
 
 // owner is the SF the user called; the data moves over owner itself or, for
 // gather and scatter, over its multi-SF. A failed begin leaves *req NULL.
-// prepare: stf_bcast_init and stf_reduce_init, which post nothing.
-int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req, bool prepare = false) {
+// a.prepare: stf_bcast_init and stf_reduce_init, which post nothing.
+int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
   if (req) *req = nullptr;
   STF_CHECK(check_sf(owner));
   const bool multi = a.kind == OpKind::gather || a.kind == OpKind::scatter;
@@ -147,7 +148,7 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req, bool prepare 
     int rc = check_arguments(a, req);
     if (!rc) rc = resolve_unit(a, &res);
     if (!rc) rc = check_data(*mover, a);
-    STF_CHECK(agree_on_begin(owner->comm, rc, res, a.op, a.kind));
+    STF_CHECK(agree_on_begin(owner->comm, rc, res, a));
   } else {
     STF_CHECK(check_arguments(a, req));
     if (multi) STF_CHECK(stf_get_multi_sf(owner, &mover));
@@ -157,8 +158,8 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req, bool prepare 
   if (caller.refused()) return another_thread(op_kind_name(a.kind));
   if (!owner->opts.debug) STF_CHECK(resolve_remembered(owner, a, &res));
   const bool by_strategy = owner->strategy && (a.kind == OpKind::bcast || a.kind == OpKind::reduce);
-  if (!prepare && by_strategy) return begin_strategy_op(owner, a, res, req);
-  if (!prepare) return begin_operation(owner->engine, mover->engine, a, res, req);
+  if (!a.prepare && by_strategy) return begin_strategy_op(owner, a, res, req);
+  if (!a.prepare) return begin_operation(owner->engine, mover->engine, a, res, req);
   STF_CHECK(by_strategy ? prepare_strategy_op(owner, a, res, req)
                         : prepare_operation(owner->engine, mover->engine, a, res, req));
   stf_request r = slot_of_handle(*req);
@@ -345,11 +346,11 @@ extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootda
 
 extern "C" int stf_bcast_init(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op,
                               stf_request *req) try {
-  return stf::begin_untimed(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr}, req, true);
+  return stf::begin_untimed(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr, -1, -1, true}, req);
 } STF_API_CATCH
 extern "C" int stf_reduce_init(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op,
                                stf_request *req) try {
-  return stf::begin_untimed(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr}, req, true);
+  return stf::begin_untimed(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr, -1, -1, true}, req);
 } STF_API_CATCH
 extern "C" int stf_start(stf_sf sf, stf_request *req) try {
   stf_request r = nullptr;

@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <cstring>
+
 #include "runner.h"
 
 namespace stft {
@@ -35,6 +37,8 @@ void misuse_at_rest(Checker &ck, stf_sf sf, stf_sf other, stf_request q[2]) {
   ck.code(stf_start(sf, nullptr), STF_ERR_NULL, "stf_start(sf, NULL)");
   ck.code(stf_request_free(other, &q[1]), STF_ERR_REQUEST, "stf_request_free with another SF");
   ck.code(stf_bcast_init(sf, MPI_INT, nullptr, nullptr, MPI_SUM, nullptr), STF_ERR_NULL, "stf_bcast_init(NULL req)");
+  ck.check(std::strstr(stf_last_error_message(), "bcast_init") != nullptr, "stf_bcast_init's error names it: %s",
+           stf_last_error_message());
   ck.code(stf_reset(sf), STF_ERR_STATE, "stf_reset with prepared requests");
   ck.has_message("stf_reset with prepared requests");
   ck.check(q[0] == kept[0] && q[1] == kept[1], "a refused call changed a prepared request's handle");

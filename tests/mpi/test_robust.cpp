@@ -557,6 +557,12 @@ void debug_option(Checker &ck) {
   const int rc = stf_bcast_begin(sf, MPI_INT, me == 0 ? nullptr : roots.data(), leaves.data(), MPI_REPLACE, &req);
   if (ck.code(rc, STF_ERR_NULL, "bcast_begin, agreed")) ck.has_message("bcast_begin");
   ck.check(req == nullptr, "a failed begin left a request");
+  ck.context("-stf_debug 1, a prepared reduce with NULL root data on rank 0");
+  const int rc_init = stf_reduce_init(sf, MPI_INT, leaves.data(), me == 0 ? nullptr : roots.data(), MPI_SUM, &req);
+  if (ck.code(rc_init, STF_ERR_NULL, "reduce_init, agreed") && me != 0)
+    ck.check(std::strstr(stf_last_error_message(), "reduce_init: rank 0 failed") != nullptr,
+             "the others' error names the call: %s", stf_last_error_message());
+  ck.check(req == nullptr, "a failed init left a request");
   ck.context("-stf_debug 1, MPI_SUM on MPI_2INT on the last rank");
   const int rc_op = stf_reduce(sf, me == nranks - 1 ? MPI_2INT : MPI_INT, leaves.data(), roots.data(), MPI_SUM);
   ck.code_either(rc_op, STF_ERR_OP, STF_ERR_TYPE, "reduce, agreed");

@@ -180,10 +180,12 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(d);
   // The spill buffer as far as a message may need it: not for large ones
   // received where the ops layer offered (user memory, no copy).
-  std::size_t spill_bytes = 0;
-  for (std::size_t k = 0; k < peers.size(); k++)
-    if (!(peers[k]->large(ub) && recv[k])) spill_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
-  if (s.spill.size() < spill_bytes) s.spill.resize(spill_bytes);
+  if (s.spill.size() < static_cast<std::size_t>(m.offset[peers.size()]) * ub) {  // else as far as any may need
+    std::size_t spill_bytes = 0;
+    for (std::size_t k = 0; k < peers.size(); k++)
+      if (!(peers[k]->large(ub) && recv[k])) spill_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
+    if (s.spill.size() < spill_bytes) s.spill.resize(spill_bytes);
+  }
   s.receiving = true;
   s.waited = false;
   s.data = const_cast<void **>(recv);
@@ -218,14 +220,15 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   // reading its buffer (abandon_active_sends keeps the outbox, not the
   // user's array).
   const bool from_user = timeout_ <= 0;
-  std::size_t outbox_bytes = 0;
-  for (std::size_t k = 0; k < peers.size(); k++) {
-    if (!from_user || !peers[k]->large(ub)) send[k] = nullptr;
-    if (!send[k]) outbox_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
+  if (s.outbox.size() < static_cast<std::size_t>(m.offset[peers.size()]) * ub) {  // else as far as any may need
+    std::size_t outbox_bytes = 0;
+    for (std::size_t k = 0; k < peers.size(); k++)
+      if (!(from_user && peers[k]->large(ub) && send[k])) outbox_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
+    if (s.outbox.size() < outbox_bytes) s.outbox.resize(outbox_bytes);
   }
-  if (s.outbox.size() < outbox_bytes) s.outbox.resize(outbox_bytes);
   for (std::size_t k = 0; k < peers.size(); k++) {
     SendLink &p = *peers[k];
+    if (!from_user || !p.large(ub)) send[k] = nullptr;
     s.route[k] = p.large(ub) ? Route::large : Route::queued;
     s.pending[k] = 0;
     // Region seq % S takes the message, or the mark of a large one.
@@ -290,7 +293,8 @@ int PutSignalTransport::wait_recv(Channel &c) {
       if (!s.in_place[k]) s.data[k] = spilled;
       continue;
     }
-    STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));
+    if (!received(s, static_cast<int>(k)))  // a call less where it has come
+      STF_CHECK(wait_until("a message", p.rank, &PutSignalTransport::received, s, static_cast<int>(k)));
     // Taken where it is: waiting for the next peer's message may spill
     // others, not this one.
     if (s.held[k] == Held::no) {
