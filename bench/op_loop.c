@@ -41,12 +41,12 @@ static int ring(int iters) {
   double root = rank, leaf = -1;
   int rc = 0;
   for (int i = 0; i < iters && !rc; i++) {
-    stf_request req = NULL;
     if (!settled) {
       rc = stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE);
       if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM);
       continue;
     }
+    stf_request req = NULL;
     rc = stf_bcast_begin(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE, &req);
     settle();
     if (!rc) rc = stf_bcast_end(sf, &req);

@@ -169,6 +169,12 @@ int begin_untimed(stf_sf owner, const OpArgs &a, stf_request *req) {
   return STF_SUCCESS;
 }
 
+// stf_bcast_init, stf_reduce_init: a's operation made, nothing posted (untimed).
+int init(stf_sf sf, OpArgs a, stf_request *req) {
+  a.prepare = true;
+  return begin_untimed(sf, a, req);
+}
+
 // Every begin, end and test is timed into the SF's Engine::timing.
 // *returned_at (if given): the clock when begin returned, which a blocking
 // call's end takes as its start instead of reading the clock again.
@@ -346,11 +352,11 @@ extern "C" int stf_scatter(stf_sf sf, MPI_Datatype unit, const void *multirootda
 
 extern "C" int stf_bcast_init(stf_sf sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op,
                               stf_request *req) try {
-  return stf::begin_untimed(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr, -1, -1, true}, req);
+  return stf::init(sf, OpArgs{OpKind::bcast, unit, op, rootdata, leafdata, nullptr}, req);
 } STF_API_CATCH
 extern "C" int stf_reduce_init(stf_sf sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op,
                                stf_request *req) try {
-  return stf::begin_untimed(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr, -1, -1, true}, req);
+  return stf::init(sf, OpArgs{OpKind::reduce, unit, op, leafdata, rootdata, nullptr}, req);
 } STF_API_CATCH
 extern "C" int stf_start(stf_sf sf, stf_request *req) try {
   stf_request r = nullptr;

@@ -95,6 +95,20 @@
 
 namespace stf {
 namespace putsignal {
+namespace {
+
+// *buf at the plan's offsets of m, as far as the last message k that
+// needs(k) a place in it; one that holds every message already stays.
+template <class Needs>
+void size_for(std::vector<char> *buf, const Messages &m, std::size_t ub, Needs needs) {
+  if (buf->size() >= static_cast<std::size_t>(m.offset[m.count()]) * ub) return;
+  std::size_t bytes = 0;
+  for (int k = 0; k < m.count(); k++)
+    if (needs(k)) bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
+  if (buf->size() < bytes) buf->resize(bytes);
+}
+
+}  // namespace
 
 PutSignalTransport::PutSignalTransport(const TransportContext &ctx, NetChoice net)
     : comm_(ctx.comm), plan_(ctx.plan), slots_(static_cast<int>(ctx.opts.number(putsignal_slots_option))),
@@ -180,12 +194,7 @@ int PutSignalTransport::post_recv(Channel &c, Direction d, Leg, std::size_t ub, 
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(d);
   // The spill buffer as far as a message may need it: not for large ones
   // received where the ops layer offered (user memory, no copy).
-  if (s.spill.size() < static_cast<std::size_t>(m.offset[peers.size()]) * ub) {  // else as far as any may need
-    std::size_t spill_bytes = 0;
-    for (std::size_t k = 0; k < peers.size(); k++)
-      if (!(peers[k]->large(ub) && recv[k])) spill_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
-    if (s.spill.size() < spill_bytes) s.spill.resize(spill_bytes);
-  }
+  size_for(&s.spill, m, ub, [&](int k) { return !(peers[k]->large(ub) && recv[k]); });
   s.receiving = true;
   s.waited = false;
   s.data = const_cast<void **>(recv);
@@ -220,12 +229,7 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
   // reading its buffer (abandon_active_sends keeps the outbox, not the
   // user's array).
   const bool from_user = timeout_ <= 0;
-  if (s.outbox.size() < static_cast<std::size_t>(m.offset[peers.size()]) * ub) {  // else as far as any may need
-    std::size_t outbox_bytes = 0;
-    for (std::size_t k = 0; k < peers.size(); k++)
-      if (!(from_user && peers[k]->large(ub) && send[k])) outbox_bytes = static_cast<std::size_t>(m.offset[k + 1]) * ub;
-    if (s.outbox.size() < outbox_bytes) s.outbox.resize(outbox_bytes);
-  }
+  size_for(&s.outbox, m, ub, [&](int k) { return !(from_user && peers[k]->large(ub) && send[k]); });
   for (std::size_t k = 0; k < peers.size(); k++) {
     SendLink &p = *peers[k];
     if (!from_user || !p.large(ub)) send[k] = nullptr;
