@@ -42,6 +42,7 @@ module starforest
     ! Per operation kind (bcast, reduce, fetch_and_op, gather, scatter): count and seconds.
     integer(c_long_long) :: operations(5)
     real(c_double) :: begin_seconds(5), end_seconds(5), wait_seconds(5)
+    integer(c_long_long) :: repeated_begins  ! begins that restarted an earlier one's operation
   end type
 
   public :: stf_error_name, stf_last_error_message, stf_set_options, stf_set_options_from_command_line, &

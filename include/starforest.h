@@ -584,6 +584,14 @@ int stf_start(stf_sf sf, stf_request *req);
 /* Release a prepared request that is not in flight; *req becomes NULL. */
 int stf_request_free(stf_sf sf, stf_request *req);
 
+/* Repeated begins: a bcast or reduce begun on host memory with the same
+ * unit (a named MPI datatype), predefined op, arrays and memory types as one
+ * of the last eight distinct ones begun on the SF restarts that operation as
+ * stf_start restarts a prepared one, so it costs about what a start costs.
+ * Nothing changes for the caller: each begin returns a new request, which
+ * its end or stf_test ends (stf_start and stf_request_free refuse it).
+ * stf_stats' repeated_begins counts them. */
+
 /* ---- devices ------------------------------------------------------------- *
  * Root and leaf data may live in device memory. One device backend is active
  * per process: "host" (default: no device, all memory is host memory) or
@@ -783,6 +791,11 @@ typedef struct {
   double begin_seconds[STF_OP_KINDS];
   double end_seconds[STF_OP_KINDS];
   double wait_seconds[STF_OP_KINDS];
+  /* Begins of a bcast or reduce that repeated an earlier begin's arguments
+   * on this SF (unit, op, arrays) and so restarted its operation, as
+   * stf_start restarts a prepared one, instead of setting up a new one
+   * (see "Repeated begins" above). */
+  long long repeated_begins;
 } stf_stats;
 /* Zeroed counters with size set: stf_stats s = stf_stats_init(); stf_get_stats(sf, &s); */
 static inline stf_stats stf_stats_init(void) {

@@ -179,6 +179,14 @@ int begin_aimed_lent(stf_request r, const Flow &f) {
   return post_aimed(r, f);
 }
 
+// keep_aims' copies, sized before anything is posted: memory running
+// short once messages have left would strand the peers' operations.
+__attribute__((noinline)) void reserve_offers(stf_request r, const Flow &f) {
+  r->offered_recv.reserve(r->recv_ptrs.size());
+  r->offered_direct.reserve(r->recv_direct.size());
+  r->offered_send.reserve(static_cast<std::size_t>(f.from.count()));
+}
+
 // r's aims stand for its next start (begin_aimed*). Lent: the receive
 // pointers are still the offers (the transport answers in its wait_recv).
 // Out of line: on the begin's path, but once per prepared operation.
@@ -204,6 +212,7 @@ int one_way_begin(stf_request r, Direction d) {
   r->leg_transport = &mt;
   r->lent = mt.lends(d, Leg::forward);
   STF_CHECK(aim_one_way_receives(r, f));
+  if (M::whole_allowed && r->prepared && r->lent) reserve_offers(r, f);
   // Messages may arrive while we pack, except into user device memory that
   // the stream may still be reading: the model's wait comes first there.
   const bool receive_early = !r->recv_in_user_device;

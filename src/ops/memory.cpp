@@ -31,4 +31,11 @@ int resolve_memory(const OpArgs &a, stf_request r) {
   return get_device_kernels(*dev, *r->unit, a.op, &r->device->kernels);
 }
 
+bool on_host(const OpArgs &a) {
+  Device *dev = nullptr;
+  if (operations_device(&dev)) return false;
+  return memtype_given(*dev, a.src, a.src_mem) == STF_MEMTYPE_HOST &&
+         memtype_given(*dev, a.dst, a.dst_mem) == STF_MEMTYPE_HOST;
+}
+
 }  // namespace stf

@@ -27,5 +27,8 @@ extern const Memory &device_memory;  // exchange.cpp
 // r->memory for a's data (and, on a device, r->device: the slot's device
 // part and the device kernels). memory.cpp, which asks the active device.
 int resolve_memory(const OpArgs &a, stf_request r);
+// Whether a's data lies in host memory (false too where the device cannot
+// be asked: a begin's resolve_memory then says why).
+bool on_host(const OpArgs &a);
 
 }  // namespace stf

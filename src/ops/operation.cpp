@@ -77,13 +77,18 @@ int resolve_unit(const OpArgs &a, Resolved *out) {
 
 namespace {
 
+// A begin on mover, whose deferred sends failed, fails too.
+int check_unbroken(const Engine &mover, const OpArgs &a) {
+  if (mover.broken.empty()) return STF_SUCCESS;
+  return set_error(STF_ERR_STATE, "%s: %s; destroy the SF", begin_call_name(a).c_str(), mover.broken.c_str());
+}
+
 // A slot for a on mover, its arguments and memory resolved, nothing posted.
 // Inlined, as post_operation: each is on every begin's path.
 __attribute__((always_inline)) inline int take_slot(Engine &owner, Engine &mover, const OpArgs &a,
                                                     const Resolved &res, stf_request *out) {
   STF_CHECK(check_data(*mover.graph, a));
-  if (!mover.broken.empty())
-    return set_error(STF_ERR_STATE, "%s: %s; destroy the SF", begin_call_name(a).c_str(), mover.broken.c_str());
+  STF_CHECK(check_unbroken(mover, a));
   stf_request r = nullptr;
   STF_CHECK(acquire_request(owner, mover, a.kind, res.unit->packed_bytes, &r));
   hold_arguments(r, a, res);
@@ -103,12 +108,63 @@ __attribute__((always_inline)) inline int post_operation(stf_request r) {
   return rc;
 }
 
+// Whether a may run in a kept slot: a bcast or reduce on the SF called, of
+// a named unit (a handle that a free cannot make mean another unit), not
+// prepared by the user. Its op must be predefined too (keep_slot's caller
+// checks: a kept slot's op is).
+bool repeatable(const Engine &owner, const Engine &mover, const OpArgs &a, const Resolved &res) {
+  return &owner == &mover && (a.kind == OpKind::bcast || a.kind == OpKind::reduce) && !a.prepare &&
+         res.unit->named;
+}
+
+// The index in e.kept of the slot kept for a's arguments, -1 if none.
+// The same arrays pass the same data checks and aim the same messages.
+int kept_for(const Engine &e, const OpArgs &a, const Resolved &res) {
+  for (int k = 0; k < Engine::kKept && e.kept[k]; k++) {
+    const stf_request r = e.kept[k];
+    if (r->kind == a.kind && r->src == a.src && r->dst == a.dst && r->unit == res.unit && r->op == a.op &&
+        r->given_src_mem == a.src_mem && r->given_dst_mem == a.dst_mem)
+      return k;
+  }
+  return -1;
+}
+
+// A begin that repeats kept slot r's arguments: r's operation starts again,
+// as a prepared one would, under a new handle.
+int restart_kept(const OpArgs &a, stf_request r, stf_request *req) {
+  STF_CHECK(check_unbroken(*r->mover, a));
+  r->owner->pending++;
+  r->started = true;
+  if (const int rc = post_operation(r)) {
+    release_request(r);
+    return rc;
+  }
+  r->owner->stats.repeated_begins++;
+  *req = handle_of(r);
+  return STF_SUCCESS;
+}
+
 }  // namespace
 
 int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolved &res, stf_request *req) {
   *req = nullptr;
+  bool keep = repeatable(owner, mover, a, res);
+  if (const int at = keep ? kept_for(mover, a, res) : -1; at >= 0) {
+    stf_request r = mover.kept[at];
+    keep = false;  // in flight: this begin runs in a slot of its own
+    if (!r->started && on_host(a)) {
+      touch_kept(mover, at);
+      return restart_kept(a, r, req);
+    }
+    if (!r->started) release_request(r);  // its data is no longer on the host
+  }
   stf_request r = nullptr;
   STF_CHECK(take_slot(owner, mover, a, res, &r));
+  if (keep && r->memory == &host_memory && op_id(a.op) >= 0 && keep_slot(mover, r)) {
+    r->given_src_mem = a.src_mem;
+    r->given_dst_mem = a.dst_mem;
+    r->started = true;
+  }
   if (const int rc = post_operation(r)) {
     release_request(r);
     return rc;

@@ -101,6 +101,10 @@ struct alignas(256) stf_request_s {
   // type and the memory types as given: a strategy begins from them anew.
   bool prepared = false;
   bool started = false;
+  // A slot the SF keeps for repeated begins (Engine::kept): prepared for
+  // the library, not for the user, whose handle ends with each operation.
+  // Between operations it counts as no request (Engine::pending).
+  bool kept = false;
   // Its receive targets and send pointers, aimed at its first start, stand
   // for the next ones (host memory, exchange.cpp); repack: some message is
   // packed, not sent from user memory. Where the transport lends its
@@ -140,17 +144,28 @@ inline stf_request slot_of_handle(stf_request handle) {
 // Take a pooled request slot of mover for an operation called on owner; the
 // caller gives the user handle_of(*out).
 int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out);
+// Give slot r back to its pool (a kept slot stops being kept).
 void release_request(stf_request r);
 // The end of the operation in slot r: a prepared slot waits, with its
 // handle *req, for its next start; any other goes back (*req = NULL).
 inline void finish_request(stf_request r, stf_request *req) {
   if (r->prepared) {
     r->started = false;
+    if (!r->kept) return;
+    r->generation++;  // the handle of the operation just ended is stale
+    r->owner->pending--;
+    *req = nullptr;
     return;
   }
   release_request(r);
   *req = nullptr;
 }
+// Keep slot r, just taken on e (nothing posted), for repeated begins, first
+// among e's kept slots; the last one not in flight makes room. False when
+// every kept slot is in flight: r stays an ordinary slot.
+bool keep_slot(Engine &e, stf_request r);
+// Kept slot at (an index of Engine::kept) begun again: it becomes the first.
+void touch_kept(Engine &e, int at);
 // The slot of handle *req, if it is an active request of owner begun by kind
 // (by any kind for take_any_request, what naming the call for messages).
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out);
