@@ -110,11 +110,22 @@ __attribute__((always_inline)) inline int post_operation(stf_request r) {
 
 // Whether a may run in a kept slot: a bcast or reduce on the SF called, of
 // a named unit (a handle that a free cannot make mean another unit), not
-// prepared by the user. Its op must be predefined too (keep_slot's caller
-// checks: a kept slot's op is).
+// prepared by the user. Its op must be predefined too: checked only when a
+// slot is kept (worth_keeping), so every kept slot's op is.
 bool repeatable(const Engine &owner, const Engine &mover, const OpArgs &a, const Resolved &res) {
   return &owner == &mover && (a.kind == OpKind::bcast || a.kind == OpKind::reduce) && !a.prepare &&
          res.unit->named;
+}
+
+// A kept slot holds its buffers between operations, where a pooled one
+// would serve the next begin of any arguments: only operations whose
+// messages to and from this rank hold at most kKeptBytes keep one, which is
+// where a begin's own cost shows at all.
+constexpr long long kKeptBytes = 1 << 20;
+bool worth_keeping(const Engine &e, stf_request r) {
+  const long long units = e.sent[0].units + e.sent[1].units;  // sent one way, received the other
+  return r->memory == &host_memory && op_id(r->op) >= 0 &&
+         units * static_cast<long long>(r->unit->packed_bytes) <= kKeptBytes;
 }
 
 // The index in e.kept of the slot kept for a's arguments, -1 if none.
@@ -160,7 +171,7 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
   }
   stf_request r = nullptr;
   STF_CHECK(take_slot(owner, mover, a, res, &r));
-  if (keep && r->memory == &host_memory && op_id(a.op) >= 0 && keep_slot(mover, r)) {
+  if (keep && worth_keeping(mover, r) && keep_slot(mover, r)) {
     r->given_src_mem = a.src_mem;
     r->given_dst_mem = a.dst_mem;
     r->started = true;
