@@ -162,7 +162,7 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
   bool keep = repeatable(owner, mover, a, res);
   if (const int at = keep ? kept_for(mover, a, res) : -1; at >= 0) {
     stf_request r = mover.kept[at];
-    keep = false;  // in flight: this begin runs in a slot of its own
+    keep = false;  // restarted here, or in flight (this begin runs in a slot of its own)
     if (!r->started && on_host(a)) {
       touch_kept(mover, at);
       return restart_kept(a, r, req);

@@ -147,7 +147,9 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
 // Give slot r back to its pool (a kept slot stops being kept).
 void release_request(stf_request r);
 // The end of the operation in slot r: a prepared slot waits, with its
-// handle *req, for its next start; any other goes back (*req = NULL).
+// handle *req, for its next start; a kept one for the next begin that
+// repeats it, its handle stale (*req = NULL); any other goes back (*req =
+// NULL).
 inline void finish_request(stf_request r, stf_request *req) {
   if (r->prepared) {
     r->started = false;
