@@ -34,7 +34,7 @@ struct Engine {
   std::vector<stf_request> pool;      // request slots, reused (request.h)
   std::vector<stf_request> idle;      // the slots of pool not in use, last released last
   // Slots kept for begins that repeat an earlier begin's arguments, most
-  // recently begun first (operation.cpp); NULL where none.
+  // recently begun first (operation.cpp, request_pool.cpp); NULL where none.
   static constexpr int kKept = 8;
   stf_request kept[kKept] = {};
   int pending = 0;                    // requests begun and not ended

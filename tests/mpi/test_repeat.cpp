@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check.h"
+#include "ring_case.h"
 
 using namespace stft;
 
@@ -166,12 +167,7 @@ void large_messages(Checker &ck) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int n = 80000;  // doubles each way: 1.28 MB with a peer
-  std::vector<stf_node> remote(n);
-  for (int i = 0; i < n; i++) remote[i] = {(rank + 1) % size, i};
-  stf_sf sf = nullptr;
-  ck.code(stf_create(MPI_COMM_WORLD, &sf), STF_SUCCESS, "stf_create");
-  ck.code(stf_set_graph(sf, n, n, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES), STF_SUCCESS,
-          "stf_set_graph");
+  stf_sf sf = ring_sf(ck, n);
   std::vector<double> root(n), leaf(n);
   const int rounds = 3;
   for (int t = 0; t < rounds; t++) {
