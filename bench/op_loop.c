@@ -6,7 +6,10 @@
  *                    bcast (REPLACE) and a reduce (SUM)
  *   op_loop prepared N  the same ring by prepared requests: made once, then
  *                    N times started and ended
- *   op_loop ring|prepared N settled   with an MPI_Barrier between each begin
+ *   op_loop fresh N  the ring's bcast and reduce, each iteration on the next
+ *                    of 16 pairs of arrays: no begin repeats a recent one's
+ *                    arguments (the cost of a begin that is never repeated)
+ *   op_loop ring|fresh|prepared N settled   with an MPI_Barrier between each begin
  *                    (or start) and its end: the messages have come before
  *                    the end looks, so a transport that polls (putsignal)
  *                    counts no polls, whose number depends on timing
@@ -51,6 +54,28 @@ static int ring(int iters) {
     settle();
     if (!rc) rc = stf_bcast_end(sf, &req);
     if (!rc) rc = stf_reduce_begin(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM, &req);
+    settle();
+    if (!rc) rc = stf_reduce_end(sf, &req);
+  }
+  stf_destroy(&sf);
+  return rc;
+}
+
+static int fresh(int iters) {
+  int rank;
+  stf_sf sf;
+  if (ring_sf(&sf, &rank)) return 1;
+  enum { pairs = 16 };  /* more than the SF keeps (docs/design/operations.md) */
+  double root[pairs], leaf[pairs];
+  for (int p = 0; p < pairs; p++) root[p] = rank, leaf[p] = -1;
+  int rc = 0;
+  for (int i = 0; i < iters && !rc; i++) {
+    const int p = i % pairs;
+    stf_request req = NULL;
+    rc = stf_bcast_begin(sf, MPI_DOUBLE, &root[p], &leaf[p], MPI_REPLACE, &req);
+    settle();
+    if (!rc) rc = stf_bcast_end(sf, &req);
+    if (!rc) rc = stf_reduce_begin(sf, MPI_DOUBLE, &leaf[p], &root[p], MPI_SUM, &req);
     settle();
     if (!rc) rc = stf_reduce_end(sf, &req);
   }
@@ -106,6 +131,7 @@ int main(int argc, char **argv) {
   int rc = 2;
   if (argc > 1 && strcmp(argv[1], "ring") == 0) rc = ring(iters);
   if (argc > 1 && strcmp(argv[1], "grid") == 0) rc = grid(iters);
+  if (argc > 1 && strcmp(argv[1], "fresh") == 0) rc = fresh(iters);
   if (argc > 1 && strcmp(argv[1], "prepared") == 0) rc = prepared(iters);
   if (rc) fprintf(stderr, "op_loop %s: failed (%s)\n", argc > 1 ? argv[1] : "", stf_last_error_message());
   MPI_Finalize();

@@ -585,10 +585,13 @@ int stf_start(stf_sf sf, stf_request *req);
 int stf_request_free(stf_sf sf, stf_request *req);
 
 /* Repeated begins: a bcast or reduce begun on host memory with the same
- * unit (a named MPI datatype), predefined op, arrays and memory types as one
- * of the last eight distinct ones begun on the SF restarts that operation as
- * stf_start restarts a prepared one, so it costs about what a start costs
- * (where this rank's messages of the operation hold at most 1 MiB).
+ * unit (a named MPI datatype), predefined op, arrays and memory types as
+ * recent ones on the SF restarts that operation as stf_start restarts a
+ * prepared one, so it costs about what a start costs (where this rank's
+ * messages of the operation hold at most 1 MiB). The second such begin
+ * keeps its operation for the third and later ones; an SF keeps up to
+ * eight, and a begin seen once among the last eight that kept nothing
+ * qualifies.
  * Nothing changes for the caller: each begin returns a new request, which
  * its end or stf_test ends (stf_start and stf_request_free refuse it).
  * stf_stats' repeated_begins counts them. */

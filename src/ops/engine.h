@@ -4,6 +4,7 @@
 // it at the SF's plan and transport at set-up.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ struct Engine {
   // recently begun first (operation.cpp, request_pool.cpp); NULL where none.
   static constexpr int kKept = 8;
   stf_request kept[kKept] = {};
+  // Summaries of the arguments of the last kKept begins that found no kept
+  // slot, in a ring (operation.cpp): a begin keeps its slot only when its
+  // arguments come back among them, so begins that never repeat keep none.
+  std::uint64_t seen[kKept] = {};
+  int seen_next = 0;                  // the ring's oldest entry, written next
   int pending = 0;                    // requests begun and not ended
   // Why new operations are refused (deferred_sends.cpp: a deferred post
   // failed, and the peers' operations no longer pair with this rank's).

@@ -2,6 +2,10 @@
 // SF runs through the Memory of its data (memory.h), and ends by its request.
 #include "ops/operation.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
 #include "core/error.h"
 #include "ops/exchange.h"
 #include "ops/memory.h"
@@ -140,6 +144,25 @@ int kept_for(const Engine &e, const OpArgs &a, const Resolved &res) {
   return -1;
 }
 
+// Whether a's arguments are among the last kKept that found no kept slot
+// on e; if not, they are recorded there. Equal arguments give equal
+// summaries; unequal ones that happen to share a summary cost a kept slot,
+// nothing more (kept_for compares the arguments themselves).
+bool seen_before(Engine &e, const OpArgs &a, const Resolved &res) {
+  std::uint64_t op = 0;
+  std::memcpy(&op, &a.op, std::min(sizeof op, sizeof a.op));  // a pointer or an int, by MPI
+  const auto word = [](const void *p) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)); };
+  const std::uint64_t key = (word(a.src) * 0x9e3779b97f4a7c15ULL) ^ (word(a.dst) * 0xc2b2ae3d27d4eb4fULL) ^
+                            (word(res.unit) * 0x165667b19e3779f9ULL) ^ (op * 0x27d4eb2f165667c5ULL) ^
+                            (static_cast<std::uint64_t>(a.kind) << 32) ^
+                            (static_cast<std::uint64_t>(a.src_mem + 1) << 40) ^
+                            (static_cast<std::uint64_t>(a.dst_mem + 1) << 48);
+  if (std::find(std::begin(e.seen), std::end(e.seen), key) != std::end(e.seen)) return true;
+  e.seen[e.seen_next] = key;
+  e.seen_next = (e.seen_next + 1) % Engine::kKept;
+  return false;
+}
+
 // A begin that repeats kept slot r's arguments: r's operation starts again,
 // as a prepared one would, under a new handle.
 int restart_kept(const OpArgs &a, stf_request r, stf_request *req) {
@@ -169,6 +192,7 @@ int begin_operation(Engine &owner, Engine &mover, const OpArgs &a, const Resolve
     }
     if (!r->started) release_request(r);  // its data is no longer on the host
   }
+  if (keep) keep = seen_before(mover, a, res);  // the second of recent begins alike keeps its slot
   stf_request r = nullptr;
   STF_CHECK(take_slot(owner, mover, a, res, &r));
   if (keep && worth_keeping(mover, r) && keep_slot(mover, r)) {

@@ -29,6 +29,8 @@ void free_requests(Engine &e) {
   e.pool.clear();
   e.idle.clear();
   std::fill(std::begin(e.kept), std::end(e.kept), nullptr);
+  std::fill(std::begin(e.seen), std::end(e.seen), 0);
+  e.seen_next = 0;
 }
 
 void count_wait(stf_request r) {
