@@ -591,7 +591,7 @@ int stf_request_free(stf_sf sf, stf_request *req);
  * messages of the operation hold at most 1 MiB). The second such begin
  * keeps its operation for the third and later ones; an SF keeps up to
  * eight, and a begin seen once among the last eight that kept nothing
- * qualifies.
+ * qualifies. -stf_repeat_begins 0 turns this off.
  * Nothing changes for the caller: each begin returns a new request, which
  * its end or stf_test ends (stf_start and stf_request_free refuse it).
  * stf_stats' repeated_begins counts them. */

@@ -65,6 +65,11 @@ const OptionSpec pack_opt_spec = {
     "index analysis at set-up: contiguous and strided messages, sends and receives in user memory, memcpy or "
     "nothing for the self part; 0 packs every index list as an array (default 1)",
     "1", [](const std::string &v, Options *o) { return parse_bool("stf_pack_opt", v, &o->pack_opt); }};
+const OptionSpec repeat_begins_spec = {
+    "stf_repeat_begins", "STF_REPEAT_BEGINS", "0|1",
+    "a bcast or reduce begun on host memory with the arguments of recent begins restarts the operation the SF "
+    "kept for them, as stf_start restarts a prepared one; 0 begins every operation anew (default 1)",
+    "1", [](const std::string &v, Options *o) { return parse_bool("stf_repeat_begins", v, &o->repeat_begins); }};
 const OptionSpec stream_model_spec = {
     "stf_stream_model", "STF_STREAM_MODEL", "A|B|C",
     "device synchronisation per operation on device data: A = data comes from an unknown stream (synchronise "
@@ -198,8 +203,9 @@ std::string Options::agreed_value(const OptionSpec &spec) const {
 }
 
 const OptionSpecs &base_option_specs() {
-  static const OptionSpecs specs = {&twosided_spec,     &validate_spec,     &debug_spec,         &pack_opt_spec,
-                                    &stream_model_spec, &device_aware_spec, &ranks_per_node_spec, &log_view_spec,
+  static const OptionSpecs specs = {&twosided_spec,      &validate_spec,     &debug_spec,
+                                    &pack_opt_spec,      &repeat_begins_spec, &stream_model_spec,
+                                    &device_aware_spec,  &ranks_per_node_spec, &log_view_spec,
                                     &view_spec};
   return specs;
 }

@@ -50,6 +50,7 @@ struct Options {
   bool view = false;                                   // stf_view at the end of set-up
   bool debug = false;                                  // every begin agrees on its argument checks
   bool pack_opt = true;                                // index analysis (contiguous/strided, no-copy paths)
+  bool repeat_begins = true;                           // begins repeating recent arguments restart a kept slot
   stf_stream_model stream_model = STF_STREAM_MODEL_B;  // device synchronisation model
   DeviceAware device_aware = DeviceAware::autodetect;
   int ranks_per_node = 0;  // emulated nodes of this many consecutive ranks; 0: the real nodes
