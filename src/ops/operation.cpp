@@ -114,8 +114,9 @@ __attribute__((always_inline)) inline int post_operation(stf_request r) {
 
 // Whether a may run in a kept slot: a bcast or reduce on the SF called, of
 // a named unit (a handle that a free cannot make mean another unit), not
-// prepared by the user, with -stf_repeat_begins on. Its op must be predefined too: checked only when a
-// slot is kept (worth_keeping), so every kept slot's op is.
+// prepared by the user, -stf_repeat_begins on. Its op must be predefined
+// too: checked only when a slot is kept (worth_keeping), so every kept
+// slot's op is.
 bool repeatable(const Engine &owner, const Engine &mover, const OpArgs &a, const Resolved &res) {
   return &owner == &mover && (a.kind == OpKind::bcast || a.kind == OpKind::reduce) && !a.prepare &&
          res.unit->named && mover.opts->repeat_begins;

@@ -100,7 +100,7 @@ void handles(Checker &ck) {
   stf_request req = nullptr, copy = nullptr;
   for (int k = 0; k < 3; k++) {  // seen, kept, repeated
     ck.code(stf_bcast_begin(g.sf, MPI_DOUBLE, root, leaf, MPI_REPLACE, &req), STF_SUCCESS, "bcast_begin");
-    if (k == 1) copy = req;
+    if (k < 2) copy = req;
     ck.code(stf_start(g.sf, &req), STF_ERR_REQUEST, "stf_start on a begun request");
     ck.code(stf_request_free(g.sf, &req), STF_ERR_REQUEST, "stf_request_free on a begun request");
     // The keeping begin's handle, ended, stays ended while its slot runs the repeat.
