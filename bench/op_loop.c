@@ -37,49 +37,37 @@ static void settle(void) {
   if (settled) MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static int ring(int iters) {
+/* The ring's bcast and reduce, iteration i on pair i % pairs of root and
+ * leaf arrays (ring: one pair; fresh: more pairs than an SF keeps begins
+ * for, docs/design/operations.md). */
+static int ring(int iters, int pairs) {
   int rank;
   stf_sf sf;
   if (ring_sf(&sf, &rank)) return 1;
-  double root = rank, leaf = -1;
-  int rc = 0;
-  for (int i = 0; i < iters && !rc; i++) {
-    if (!settled) {
-      rc = stf_bcast(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE);
-      if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM);
-      continue;
-    }
-    stf_request req = NULL;
-    rc = stf_bcast_begin(sf, MPI_DOUBLE, &root, &leaf, MPI_REPLACE, &req);
-    settle();
-    if (!rc) rc = stf_bcast_end(sf, &req);
-    if (!rc) rc = stf_reduce_begin(sf, MPI_DOUBLE, &leaf, &root, MPI_SUM, &req);
-    settle();
-    if (!rc) rc = stf_reduce_end(sf, &req);
+  double *root = malloc(2 * (size_t)pairs * sizeof(double)), *leaf = root + pairs;
+  if (!root) {
+    stf_destroy(&sf);
+    return 1;
   }
-  stf_destroy(&sf);
-  return rc;
-}
-
-static int fresh(int iters) {
-  int rank;
-  stf_sf sf;
-  if (ring_sf(&sf, &rank)) return 1;
-  enum { pairs = 16 };  /* more than the SF keeps (docs/design/operations.md) */
-  double root[pairs], leaf[pairs];
   for (int p = 0; p < pairs; p++) root[p] = rank, leaf[p] = -1;
   int rc = 0;
   for (int i = 0; i < iters && !rc; i++) {
-    const int p = i % pairs;
+    double *r = &root[i % pairs], *l = &leaf[i % pairs];
+    if (!settled) {
+      rc = stf_bcast(sf, MPI_DOUBLE, r, l, MPI_REPLACE);
+      if (!rc) rc = stf_reduce(sf, MPI_DOUBLE, l, r, MPI_SUM);
+      continue;
+    }
     stf_request req = NULL;
-    rc = stf_bcast_begin(sf, MPI_DOUBLE, &root[p], &leaf[p], MPI_REPLACE, &req);
+    rc = stf_bcast_begin(sf, MPI_DOUBLE, r, l, MPI_REPLACE, &req);
     settle();
     if (!rc) rc = stf_bcast_end(sf, &req);
-    if (!rc) rc = stf_reduce_begin(sf, MPI_DOUBLE, &leaf[p], &root[p], MPI_SUM, &req);
+    if (!rc) rc = stf_reduce_begin(sf, MPI_DOUBLE, l, r, MPI_SUM, &req);
     settle();
     if (!rc) rc = stf_reduce_end(sf, &req);
   }
   stf_destroy(&sf);
+  free(root);
   return rc;
 }
 
@@ -129,9 +117,9 @@ int main(int argc, char **argv) {
   const int iters = argc > 2 ? atoi(argv[2]) : 1000;
   settled = argc > 3 && strcmp(argv[3], "settled") == 0;
   int rc = 2;
-  if (argc > 1 && strcmp(argv[1], "ring") == 0) rc = ring(iters);
+  if (argc > 1 && strcmp(argv[1], "ring") == 0) rc = ring(iters, 1);
   if (argc > 1 && strcmp(argv[1], "grid") == 0) rc = grid(iters);
-  if (argc > 1 && strcmp(argv[1], "fresh") == 0) rc = fresh(iters);
+  if (argc > 1 && strcmp(argv[1], "fresh") == 0) rc = ring(iters, 16);
   if (argc > 1 && strcmp(argv[1], "prepared") == 0) rc = prepared(iters);
   if (rc) fprintf(stderr, "op_loop %s: failed (%s)\n", argc > 1 ? argv[1] : "", stf_last_error_message());
   MPI_Finalize();

@@ -77,16 +77,15 @@ void round_trip(Checker &ck, const Ring &g, double *root, double *leaf, int t, b
 }
 
 // The same arrays every round: each begin after the second is a repeat
-// (none with -stf_repeat_begins 0).
-void same_arguments(Checker &ck, const char *options) {
+// (none where options turn repeated begins off: repeating false).
+void same_arguments(Checker &ck, const char *options, bool repeating) {
   ck.context(std::string("same arguments ") + options);
   Ring g;
   make_ring(ck, &g, options);
   double root[2], leaf[2];
   const int n = 20;
   for (int t = 0; t < n; t++) round_trip(ck, g, root, leaf, t, t % 2);
-  const bool on = std::string(options).find("-stf_repeat_begins 0") == std::string::npos;
-  const int want = on ? 2 * (n - 2) : 0;
+  const int want = repeating ? 2 * (n - 2) : 0;
   ck.check(repeats(ck, g.sf) == want, "%lld repeated begins, want %d", repeats(ck, g.sf), want);
   ck.code(stf_destroy(&g.sf), STF_SUCCESS, "stf_destroy with kept slots between operations");
 }
@@ -203,9 +202,9 @@ void large_messages(Checker &ck) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   Checker ck("test_repeat", argc, argv, 1);
-  same_arguments(ck, "");
-  same_arguments(ck, "-stf_debug");
-  same_arguments(ck, "-stf_repeat_begins 0");
+  same_arguments(ck, "", true);
+  same_arguments(ck, "-stf_debug", true);
+  same_arguments(ck, "-stf_repeat_begins 0", false);
   handles(ck);
   many_arguments(ck);
   twice_in_flight(ck);
