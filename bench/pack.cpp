@@ -12,6 +12,9 @@
 //   xface/yface/zface  the faces of a ghosted 3D box (columns, rows, plane)
 //   random       a random permutation of the whole array
 //   random_dups  uniform random roots, repeats included (unpack with SUM)
+//   permuted     random's roots, and the leaves a random permutation of the
+//                leaf array: both calls are the scatter kernel, from and to
+//                indexed units (the reduce with SUM)
 // Units are doubles in blocks of 1 and 3 (MPI_DOUBLE, a contiguous type of 3).
 //
 // Every result is checked once before timing. Timings: per pattern the three
@@ -45,7 +48,8 @@ struct Options {
   double mib = 64;   // root array size
   int reps = 7;      // rounds; odd, so the median is a real round
   double min_ms = 20;
-  std::vector<std::string> patterns = {"contiguous", "face2d", "xface", "yface", "zface", "random", "random_dups"};
+  std::vector<std::string> patterns = {"contiguous", "face2d", "xface", "yface", "zface", "random", "random_dups",
+                                          "permuted"};
   std::string json;
 };
 
@@ -67,7 +71,7 @@ std::vector<stf_int> pattern_roots(const std::string &name, stf_int n) {
     for (stf_int a = 1; a < c - 1; ++a)
       for (stf_int b = 1; b < c - 1; ++b)
         r.push_back(name == "xface" ? slot(0, b, a) : name == "yface" ? slot(b, 0, a) : slot(b, a, 0));
-  } else if (name == "random") {
+  } else if (name == "random" || name == "permuted") {
     r.resize(n);
     std::iota(r.begin(), r.end(), 0);
     std::shuffle(r.begin(), r.end(), rng);
@@ -129,11 +133,17 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   const stf_int m = static_cast<stf_int>(roots.size());
   std::vector<stf_node> remote(m);
   for (stf_int i = 0; i < m; ++i) remote[i] = stf_node{0, roots[i]};
+  // Leaf i's place in the leaf array: i, or a random permutation.
+  std::vector<stf_int> leaves(m);
+  std::iota(leaves.begin(), leaves.end(), 0);
+  const bool permuted = name == "permuted";
+  if (permuted) std::shuffle(leaves.begin(), leaves.end(), std::mt19937(54321));
   stf_sf sf;
   CHECK_STF(stf_create(MPI_COMM_SELF, &sf));
-  CHECK_STF(stf_set_graph(sf, n, m, nullptr, STF_COPY_VALUES, remote.data(), STF_COPY_VALUES));
+  CHECK_STF(stf_set_graph(sf, n, m, permuted ? leaves.data() : nullptr, STF_COPY_VALUES, remote.data(),
+                          STF_COPY_VALUES));
   CHECK_STF(stf_setup(sf));
-  const bool dups = name == "random_dups";
+  const bool dups = name == "random_dups" || permuted;  // reduced with SUM
   const MPI_Op unpack_op = dups ? MPI_SUM : MPI_REPLACE;
 
   std::vector<double> rootdata(static_cast<std::size_t>(n) * bs), leafdata(static_cast<std::size_t>(m) * bs, 0.0);
@@ -145,7 +155,8 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   CHECK_STF(stf_bcast(sf, unit, rootdata.data(), leafdata.data(), MPI_REPLACE));
   for (stf_int i = 0; i < m; ++i)
     for (int e = 0; e < bs; ++e)
-      if (leafdata[static_cast<std::size_t>(i) * bs + e] != rootdata[static_cast<std::size_t>(roots[i]) * bs + e])
+      if (leafdata[static_cast<std::size_t>(leaves[i]) * bs + e] !=
+          rootdata[static_cast<std::size_t>(roots[i]) * bs + e])
         wrong("pack", name, i);
   std::vector<double> want = rootdata;
   for (double &x : leafdata) x = 1.0;
@@ -244,7 +255,8 @@ void usage(const char *prog) {
       "  --mib M      size of the indexed root array in MiB (default 64)\n"
       "  --reps R     interleaved rounds per measurement (default 7)\n"
       "  --min-ms T   shortest round in milliseconds (default 20)\n"
-      "  --patterns L comma-separated subset of contiguous,face2d,xface,yface,zface,random,random_dups\n"
+      "  --patterns L comma-separated subset of contiguous,face2d,xface,yface,zface,random,random_dups,\n"
+      "               permuted\n"
       "  --json FILE  also write the results as a JSON array\n"
       "  With 2 or more ranks, rank 0 times and ranks 0 and 1 also show that\n"
       "  contiguous messages between ranks are never packed.\n",

@@ -4,8 +4,10 @@
 // Each call picks, at run time, the instantiation for its index pattern
 // (contiguous, strided, indexed) and block size (1, 2, 4, 8 elements per unit
 // or a generic count; sizes for copies, sums, MAX and MIN only), so each
-// combination is its own tight loop. Opaque units and user-defined ops need
-// MPI and stay host-only loops over at(i).
+// combination is its own tight loop. A local scatter is those pack and unpack
+// loops in turn, through a small buffer. Opaque units and user-defined ops
+// need MPI and stay host-only loops over at(i).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -89,13 +91,14 @@ void walk(const Indexed &p, stf_int n, G &&g, const void *target = nullptr, std:
   for (; i < n; ++i) g(i, p.idx[i]);
 }
 
-// The source side of a scatter, stepped in the same order as the walk over
-// its destination (a contiguous source never gets here: it is a buffer).
-class SourceCursor {
+// The units of a list in order, one at a time: a strided box steps its
+// rows without a division per unit.
+class Cursor {
  public:
-  explicit SourceCursor(const AnyPattern &p) : p_(p), plane_(p.box.start), row_(p.box.start) {}
+  explicit Cursor(const IndexList &l) : p_(l), plane_(p_.box.start), row_(p_.box.start) {}
   stf_int next() {
     if (p_.kind == IndexKind::indexed) return p_.idx[i_++];
+    if (p_.kind == IndexKind::contiguous) return p_.box.start + i_++;
     const stf_int u = static_cast<stf_int>(row_ + x_);
     if (++x_ == p_.box.dx) {
       x_ = 0;
@@ -106,7 +109,7 @@ class SourceCursor {
   }
 
  private:
-  const AnyPattern &p_;
+  const AnyPattern p_;
   stf_int i_ = 0, x_ = 0, y_ = 0;
   std::int64_t plane_, row_;
 };
@@ -204,22 +207,6 @@ void scatter_rows(stf_int bs, const IndexList &s, const void *src, const IndexLi
                         static_cast<const T *>(src) + first(static_cast<stf_int>(row_start(s, s.dx, r)), bs), dst);
 }
 
-// A contiguous source is a buffer already: the unpack kernel does it.
-template <class T, class Op>
-void scatter_units(stf_int bs, const IndexList &s, const void *src, const IndexList &d, void *dst) {
-  if (s.kind == IndexKind::contiguous)
-    return unpack_units<T, Op>(bs, d, static_cast<const T *>(src) + first(s.start, bs), dst);
-  if (rows_line_up(bs, s, d)) return scatter_rows<T, Op>(bs, s, src, d, dst);
-  with_block_for<Op>(bs, [&](auto b) {
-    with_pattern(d, [&](auto pd) {
-      const ScatterFn<T, Op, decltype(b)::value, AnyPattern, decltype(pd)> f{
-          AnyPattern(s), pd, static_cast<const T *>(src), static_cast<T *>(dst), Block<decltype(b)::value>(bs)};
-      SourceCursor c(f.sidx);
-      walk(pd, d.n, [&](stf_int, stf_int u) { f.apply(c.next(), u); });
-    });
-  });
-}
-
 // Fetch-and-op is ordered by definition and runs once per fetch_and_op at the
 // root, never on the halo path: patterns are specialised, the block size is
 // not (a quarter of all instantiations saved).
@@ -305,6 +292,61 @@ void pack_plain(const Unit &u, IndexList idx, const void *data, void *buf) {
   by_width(u.extent, [&](auto w) { pack_units<decltype(w)>(words<decltype(w)>(u), idx, data, buf); });
 }
 
+// ---- local scatters: the pack and unpack kernels in turn ---------------------
+
+using UnpackKernel = void (*)(const Unit &, IndexList, const void *, void *, MPI_Op);
+constexpr std::size_t kChunkBytes = 8192;
+constexpr stf_int kChunkUnits = 1024;
+
+// Units i..i+c-1 of l (its cursor at i) as a list of their own: a slice of
+// a range or index array, else their numbers written into idx.
+IndexList slice(const IndexList &l, Cursor &at, stf_int i, stf_int c, stf_int *idx) {
+  if (l.kind == IndexKind::contiguous) return IndexList::range(l.start + i, c);
+  if (l.kind == IndexKind::indexed) return IndexList::array(l.idx + i, c, l.has_duplicates);
+  for (stf_int k = 0; k < c; k++) idx[k] = at.next();
+  return IndexList::array(idx, c, false);
+}
+
+// dst[d.at(i)] = dst[d.at(i)] op src[s.at(i)] for increasing i: chunks of
+// source units packed into a buffer on the stack, each then unpacked as a
+// message would be. A loop fused per pattern pair and block size instead
+// took half of this file's compile time, in every build. One array on both
+// sides goes a unit at a time from its place, so that a unit written early
+// is read later, as in the loop; so do units too large for the buffer,
+// beside which a call costs nothing.
+void scatter_by_chunks(const Unit &u, const IndexList &s, const void *src, const IndexList &d, void *dst, MPI_Op op,
+                       UnpackKernel unpack) {
+  Cursor sc(s), dc(d);
+  if (src == dst || u.extent > kChunkBytes / 8) {
+    for (stf_int i = 0; i < s.n; i++) {
+      const char *from = unit_ptr(src, sc.next(), u.extent);
+      const stf_int to = dc.next();
+      if (op == MPI_REPLACE && from == unit_ptr(dst, to, u.extent)) continue;  // a unit onto itself
+      unpack(u, IndexList::range(to, 1), from, dst, op);
+    }
+    return;
+  }
+  alignas(64) char buf[kChunkBytes];
+  stf_int sidx[kChunkUnits], didx[kChunkUnits];
+  const stf_int per = static_cast<stf_int>(std::min<std::size_t>(kChunkUnits, kChunkBytes / u.extent));
+  for (stf_int i = 0; i < s.n; i += per) {
+    const stf_int c = std::min(per, s.n - i);
+    pack_plain(u, slice(s, sc, i, c, sidx), src, buf);
+    unpack(u, slice(d, dc, i, c, didx), buf, dst, op);
+  }
+}
+
+// A contiguous source is a buffer already (the unpack kernel), rows that
+// line up go row by row, the rest by chunks.
+template <class T, class Op>
+void scatter_units(const Unit &u, stf_int bs, const IndexList &s, const void *src, const IndexList &d, void *dst,
+                   MPI_Op op, UnpackKernel unpack) {
+  if (s.kind == IndexKind::contiguous)
+    return unpack_units<T, Op>(bs, d, static_cast<const T *>(src) + first(s.start, bs), dst);
+  if (rows_line_up(bs, s, d)) return scatter_rows<T, Op>(bs, s, src, d, dst);
+  scatter_by_chunks(u, s, src, d, dst, op, unpack);
+}
+
 // MPI_REPLACE and MPI_NO_OP on any non-opaque unit: byte copies, no types.
 template <template <class> class Op>
 struct Plain {
@@ -330,7 +372,7 @@ struct Plain {
       });
     }
   }
-  static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op) {
+  static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op op) {
     if constexpr (!kNoOp) {
       if (srcidx.n <= 0) return;
       if (kReplace && dstidx.kind == IndexKind::contiguous) {
@@ -352,7 +394,7 @@ struct Plain {
       }
       by_width(u.extent, [&](auto w) {
         using W = decltype(w);
-        scatter_units<W, Op<W>>(words<W>(u), srcidx, src, dstidx, dst);
+        scatter_units<W, Op<W>>(u, words<W>(u), srcidx, src, dstidx, dst, op, unpack);
       });
     }
   }
@@ -373,8 +415,8 @@ struct Typed {
   static void unpack(const Unit &u, IndexList idx, const void *buf, void *data, MPI_Op) {
     unpack_units<T, Op<T>>(u.count, idx, buf, data);
   }
-  static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op) {
-    scatter_units<T, Op<T>>(u.count, srcidx, src, dstidx, dst);
+  static void scatter(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op op) {
+    scatter_units<T, Op<T>>(u, u.count, srcidx, src, dstidx, dst, op, unpack);
   }
   static void fetch_and_op(const Unit &u, IndexList idx, void *data, void *buf, MPI_Op) {
     fetch_units<T, Op<T>>(u.count, idx, data, buf);

@@ -3,6 +3,7 @@
 // MPI_Reduce_local (user-defined ops).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstddef>
@@ -522,6 +523,70 @@ TEST(Kernels, ContiguousIndexList) {
   EXPECT_EQ(a[2], 1);
   EXPECT_EQ(a[3], 1);
   EXPECT_EQ(a[4], 5);
+}
+
+// A local scatter packs its source units into a buffer, a chunk at a time,
+// and unpacks each chunk; one array on both sides, and units too large for
+// the buffer, go one unit at a time. Each against the loop over i: enough
+// units for several chunks, strided and indexed lists on either side
+// (repeated destinations among them), units of 1, 3 and 200 doubles.
+TEST(Kernels, ScatterAgainstTheLoop) {
+  std::mt19937 rng(7);
+  const stf_int n = 2400;
+  std::vector<stf_int> picked(n), perm(n + 100);
+  for (stf_int &x : picked) x = static_cast<stf_int>(rng() % (n + 100));  // repeats among them
+  for (stf_int i = 0; i < n + 100; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  // 2 x 40 x 30 units, rows of 2 (too short to go row by row) in a box of 5 x 41 x 30.
+  const IndexList box = IndexList::box(3, 2, 40, 30, 5, 41);
+  const IndexList lists[] = {IndexList::array(picked.data(), n, true), box, IndexList::array(perm.data(), n, false),
+                             IndexList::range(50, n)};
+  const char *names[] = {"indexed with repeats", "strided", "indexed", "contiguous"};
+  for (int count : {1, 3, 200}) {
+    MPI_Datatype t = MPI_DOUBLE;
+    if (count > 1) {
+      MPI_Type_contiguous(count, MPI_DOUBLE, &t);
+      t = committed(t);
+    }
+    const Unit &u = *decode(t);
+    const std::size_t units = 5 * 41 * 31;  // covers every list above
+    std::vector<double> src(units * count), dst(units * count);
+    for (double &x : src) x = static_cast<double>(rng() % 1000);
+    for (double &x : dst) x = static_cast<double>(rng() % 1000);
+    for (MPI_Op op : {MPI_REPLACE, MPI_SUM}) {
+      const Kernels *k = kernels_for(u, op);
+      for (int si = 0; si < 3; ++si)  // a contiguous source is the unpack kernel's
+        for (int di = 0; di < 4; ++di) {
+          SCOPED_TRACE(std::string("units of ") + std::to_string(count) + ", " + names[si] + " to " + names[di] +
+                       (op == MPI_SUM ? ", SUM" : ", REPLACE"));
+          std::vector<double> mine = dst, ref = dst;
+          k->scatter(u, lists[si], src.data(), lists[di], mine.data(), op);
+          for (stf_int i = 0; i < n; ++i)
+            for (int e = 0; e < count; ++e) {
+              double &to = ref[static_cast<std::size_t>(lists[di].at(i)) * count + e];
+              const double from = src[static_cast<std::size_t>(lists[si].at(i)) * count + e];
+              to = op == MPI_SUM ? to + from : from;
+            }
+          EXPECT_EQ(mine, ref);
+        }
+      // One array: unit i goes to unit i+1 through indexed lists, so each
+      // unit the loop writes is the next one it reads.
+      SCOPED_TRACE(std::string("one array, units of ") + std::to_string(count));
+      std::vector<stf_int> from(n), to(n);
+      for (stf_int i = 0; i < n; ++i) from[i] = 2 * i, to[i] = 2 * i + 2;
+      std::vector<double> mine = dst, ref = dst;
+      k->scatter(u, IndexList::array(from.data(), n, false), mine.data(), IndexList::array(to.data(), n, false),
+                 mine.data(), op);
+      for (stf_int i = 0; i < n; ++i)
+        for (int e = 0; e < count; ++e) {
+          const double in = ref[static_cast<std::size_t>(from[i]) * count + e];
+          double &out = ref[static_cast<std::size_t>(to[i]) * count + e];
+          out = op == MPI_SUM ? out + in : in;
+        }
+      EXPECT_EQ(mine, ref);
+    }
+    if (count > 1) MPI_Type_free(&t);
+  }
 }
 
 // ---- opaque units ---------------------------------------------------------------
