@@ -6,7 +6,7 @@
 // or a generic count; sizes for copies, sums, MAX and MIN only), so each
 // combination is its own tight loop. A local scatter is those pack and unpack
 // loops in turn, through a small buffer. Opaque units and user-defined ops
-// need MPI and stay host-only loops over at(i).
+// need MPI: mpi_kernels.cpp.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "kernels/functors.h"
 #include "kernels/kernels.h"
+#include "kernels/mpi_kernels.h"
 #include "kernels/ops.h"
 
 namespace stf {
@@ -251,12 +252,6 @@ stf_int words(const Unit &u) {
   return static_cast<stf_int>(u.extent / sizeof(W));
 }
 
-const char *unit_ptr(const void *p, stf_int u, std::size_t bytes) {
-  return static_cast<const char *>(p) + static_cast<std::size_t>(u) * bytes;
-}
-char *unit_ptr(void *p, stf_int u, std::size_t bytes) {
-  return static_cast<char *>(p) + static_cast<std::size_t>(u) * bytes;
-}
 
 // Rows of a strided list hold dx consecutive units: a plain copy moves each
 // row with one memcpy, which beats a per-unit loop once rows are long enough
@@ -280,12 +275,12 @@ std::size_t offset_of(std::int64_t unit, const Unit &u) { return static_cast<std
 void pack_plain(const Unit &u, IndexList idx, const void *data, void *buf) {
   if (idx.n <= 0) return;
   if (idx.kind == IndexKind::contiguous) {
-    std::memcpy(buf, unit_ptr(data, idx.start, u.extent), static_cast<std::size_t>(idx.n) * u.extent);
+    std::memcpy(buf, at(data, idx.start, u.extent), static_cast<std::size_t>(idx.n) * u.extent);
     return;
   }
   if (long_rows(u, idx)) {
     for_each_row(u, idx, [&](std::int64_t row, stf_int i, std::size_t bytes) {
-      std::memcpy(unit_ptr(buf, i, u.extent), static_cast<const char *>(data) + offset_of(row, u), bytes);
+      std::memcpy(at(buf, i, u.extent), static_cast<const char *>(data) + offset_of(row, u), bytes);
     });
     return;
   }
@@ -319,9 +314,9 @@ void scatter_by_chunks(const Unit &u, const IndexList &s, const void *src, const
   Cursor sc(s), dc(d);
   if (src == dst || u.extent > kChunkBytes / 8) {
     for (stf_int i = 0; i < s.n; i++) {
-      const char *from = unit_ptr(src, sc.next(), u.extent);
+      const char *from = at(src, sc.next(), u.extent);
       const stf_int to = dc.next();
-      if (op == MPI_REPLACE && from == unit_ptr(dst, to, u.extent)) continue;  // a unit onto itself
+      if (op == MPI_REPLACE && from == at(dst, to, u.extent)) continue;  // a unit onto itself
       unpack(u, IndexList::range(to, 1), from, dst, op);
     }
     return;
@@ -357,12 +352,12 @@ struct Plain {
     if constexpr (!kNoOp) {
       if (idx.n <= 0) return;
       if (kReplace && idx.kind == IndexKind::contiguous) {
-        std::memcpy(unit_ptr(data, idx.start, u.extent), buf, static_cast<std::size_t>(idx.n) * u.extent);
+        std::memcpy(at(data, idx.start, u.extent), buf, static_cast<std::size_t>(idx.n) * u.extent);
         return;
       }
       if (kReplace && long_rows(u, idx)) {
         for_each_row(u, idx, [&](std::int64_t row, stf_int i, std::size_t bytes) {
-          std::memcpy(static_cast<char *>(data) + offset_of(row, u), unit_ptr(buf, i, u.extent), bytes);
+          std::memcpy(static_cast<char *>(data) + offset_of(row, u), at(buf, i, u.extent), bytes);
         });
         return;
       }
@@ -376,20 +371,20 @@ struct Plain {
     if constexpr (!kNoOp) {
       if (srcidx.n <= 0) return;
       if (kReplace && dstidx.kind == IndexKind::contiguous) {
-        char *d = unit_ptr(dst, dstidx.start, u.extent);
+        char *d = at(dst, dstidx.start, u.extent);
         if (srcidx.kind != IndexKind::contiguous) {  // a contiguous destination is a buffer: pack into it
           pack_plain(u, srcidx, src, d);
           return;
         }
         const std::size_t bytes = static_cast<std::size_t>(srcidx.n) * u.extent;
-        const char *s = unit_ptr(src, srcidx.start, u.extent);
+        const char *s = at(src, srcidx.start, u.extent);
         if (s + bytes <= d || d + bytes <= s) {  // overlap keeps the loop's semantics
           std::memcpy(d, s, bytes);
           return;
         }
       } else if (kReplace && srcidx.kind == IndexKind::contiguous && src != dst) {
         // A contiguous source is a buffer: unpack from it (distinct arrays cannot overlap).
-        unpack(u, dstidx, unit_ptr(src, srcidx.start, u.extent), dst, MPI_REPLACE);
+        unpack(u, dstidx, at(src, srcidx.start, u.extent), dst, MPI_REPLACE);
         return;
       }
       by_width(u.extent, [&](auto w) {
@@ -424,70 +419,7 @@ struct Typed {
   static constexpr Kernels k{pack_plain, unpack, scatter, fetch_and_op};
 };
 
-// User-defined op on a non-opaque unit: MPI_Reduce_local(contribution, target)
-// computes target = contribution op target.
-void unpack_user(const Unit &u, IndexList idx, const void *buf, void *data, MPI_Op op) {
-  for (stf_int i = 0; i < idx.n; ++i)
-    MPI_Reduce_local(unit_ptr(buf, i, u.extent), unit_ptr(data, idx.at(i), u.extent), 1, u.type, op);
-}
-void scatter_user(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op op) {
-  for (stf_int i = 0; i < srcidx.n; ++i)
-    MPI_Reduce_local(unit_ptr(src, srcidx.at(i), u.extent), unit_ptr(dst, dstidx.at(i), u.extent), 1, u.type, op);
-}
-void fetch_user(const Unit &u, IndexList idx, void *data, void *buf, MPI_Op op) {
-  if (idx.n <= 0) return;
-  std::vector<char> old(u.extent);
-  for (stf_int i = 0; i < idx.n; ++i) {
-    char *d = unit_ptr(data, idx.at(i), u.extent), *b = unit_ptr(buf, i, u.extent);
-    std::memcpy(old.data(), d, u.extent);
-    MPI_Reduce_local(b, d, 1, u.type, op);
-    std::memcpy(b, old.data(), u.extent);
-  }
-}
 constexpr Kernels kUserKernels{pack_plain, unpack_user, scatter_user, fetch_user};
-
-// ---- opaque units: MPI_Pack/MPI_Unpack, one slot of packed_bytes per unit ----
-
-void pack_unit(const Unit &u, const void *unit, void *slot) {
-  int pos = 0;
-  MPI_Pack(unit, 1, u.type, slot, static_cast<int>(u.packed_bytes), &pos, MPI_COMM_SELF);
-}
-void unpack_unit(const Unit &u, const void *slot, void *unit) {
-  int pos = 0;
-  MPI_Unpack(slot, static_cast<int>(u.packed_bytes), &pos, unit, 1, u.type, MPI_COMM_SELF);
-}
-void pack_opaque(const Unit &u, IndexList idx, const void *data, void *buf) {
-  for (stf_int i = 0; i < idx.n; ++i)
-    pack_unit(u, unit_ptr(data, idx.at(i), u.extent), unit_ptr(buf, i, u.packed_bytes));
-}
-void unpack_opaque(const Unit &u, IndexList idx, const void *buf, void *data, MPI_Op) {
-  for (stf_int i = 0; i < idx.n; ++i)
-    unpack_unit(u, unit_ptr(buf, i, u.packed_bytes), unit_ptr(data, idx.at(i), u.extent));
-}
-void scatter_opaque(const Unit &u, IndexList srcidx, const void *src, IndexList dstidx, void *dst, MPI_Op) {
-  if (srcidx.n <= 0) return;
-  std::vector<char> tmp(u.packed_bytes);
-  for (stf_int i = 0; i < srcidx.n; ++i) {
-    pack_unit(u, unit_ptr(src, srcidx.at(i), u.extent), tmp.data());
-    unpack_unit(u, tmp.data(), unit_ptr(dst, dstidx.at(i), u.extent));
-  }
-}
-// kReplace false: MPI_NO_OP, fetch only.
-template <bool kReplace>
-void fetch_opaque(const Unit &u, IndexList idx, void *data, void *buf, MPI_Op) {
-  if (idx.n <= 0) return;
-  std::vector<char> old(u.packed_bytes);
-  for (stf_int i = 0; i < idx.n; ++i) {
-    char *d = unit_ptr(data, idx.at(i), u.extent), *b = unit_ptr(buf, i, u.packed_bytes);
-    pack_unit(u, d, old.data());
-    if (kReplace) unpack_unit(u, b, d);
-    std::memcpy(b, old.data(), u.packed_bytes);
-  }
-}
-void nothing_unpack(const Unit &, IndexList, const void *, void *, MPI_Op) {}
-void nothing_scatter(const Unit &, IndexList, const void *, IndexList, void *, MPI_Op) {}
-constexpr Kernels kOpaqueReplace{pack_opaque, unpack_opaque, scatter_opaque, fetch_opaque<true>};
-constexpr Kernels kOpaqueNoOp{pack_opaque, nothing_unpack, nothing_scatter, fetch_opaque<false>};
 
 // ---- dispatch ------------------------------------------------------------------
 
@@ -598,11 +530,11 @@ int get_kernels(const Unit &unit, MPI_Op op, const Kernels **kernels) {
   const OpInfo *o = find_op(op);
   if (o && o->id == kOpNull) return set_error(STF_ERR_OP, "op is MPI_OP_NULL");
   if (o && o->id == kOpReplace) {
-    *kernels = unit.opaque() ? &kOpaqueReplace : &Plain<OpReplace>::k;
+    *kernels = unit.opaque() ? &opaque_replace_kernels : &Plain<OpReplace>::k;
     return STF_SUCCESS;
   }
   if (o && o->id == kOpNoOp) {
-    *kernels = unit.opaque() ? &kOpaqueNoOp : &Plain<OpNoOp>::k;
+    *kernels = unit.opaque() ? &opaque_no_op_kernels : &Plain<OpNoOp>::k;
     return STF_SUCCESS;
   }
   if (unit.opaque())

@@ -42,6 +42,14 @@ struct IndexList {
 // kernels/functors.h by this.
 inline bool needs_atomics(const IndexList &dst, bool parallel) { return parallel && dst.has_duplicates; }
 
+// Where unit u lies in an array of units `bytes` apart.
+inline char *at(void *base, stf_int u, std::size_t bytes) {
+  return static_cast<char *>(base) + static_cast<std::size_t>(u) * bytes;
+}
+inline const char *at(const void *base, stf_int u, std::size_t bytes) {
+  return static_cast<const char *>(base) + static_cast<std::size_t>(u) * bytes;
+}
+
 // What one unit (an MPI datatype) is, decoded once and cached.
 struct Unit {
   MPI_Datatype type = MPI_DATATYPE_NULL;

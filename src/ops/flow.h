@@ -1,6 +1,6 @@
-// The pieces every exchange step shares: where a unit lies in memory, which
-// messages may skip the pack buffers, the counters, and the Flow that names
-// the sending and receiving sides of a one-way exchange.
+// The pieces every exchange step shares: which messages may skip the pack
+// buffers, the counters, and the Flow that names the sending and receiving
+// sides of a one-way exchange.
 #pragma once
 
 #include <vector>
@@ -8,13 +8,6 @@
 #include "ops/request.h"
 
 namespace stf {
-
-inline char *at(void *base, stf_int offset, std::size_t bytes) {
-  return static_cast<char *>(base) + static_cast<std::size_t>(offset) * bytes;
-}
-inline const char *at(const void *base, stf_int offset, std::size_t bytes) {
-  return static_cast<const char *>(base) + static_cast<std::size_t>(offset) * bytes;
-}
 
 // Messages are sent straight from user memory when their slots are contiguous.
 inline bool direct_ok(const Unit &u, const IndexList &l) { return !u.opaque() && l.kind == IndexKind::contiguous; }
