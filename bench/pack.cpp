@@ -49,7 +49,7 @@ struct Options {
   int reps = 7;      // rounds; odd, so the median is a real round
   double min_ms = 20;
   std::vector<std::string> patterns = {"contiguous", "face2d", "xface", "yface", "zface", "random", "random_dups",
-                                          "permuted"};
+                                       "permuted"};
   std::string json;
 };
 
@@ -143,8 +143,8 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   CHECK_STF(stf_set_graph(sf, n, m, permuted ? leaves.data() : nullptr, STF_COPY_VALUES, remote.data(),
                           STF_COPY_VALUES));
   CHECK_STF(stf_setup(sf));
-  const bool dups = name == "random_dups" || permuted;  // reduced with SUM
-  const MPI_Op unpack_op = dups ? MPI_SUM : MPI_REPLACE;
+  const bool summed = name == "random_dups" || permuted;  // reduced with MPI_SUM
+  const MPI_Op unpack_op = summed ? MPI_SUM : MPI_REPLACE;
 
   std::vector<double> rootdata(static_cast<std::size_t>(n) * bs), leafdata(static_cast<std::size_t>(m) * bs, 0.0);
   for (std::size_t e = 0; e < rootdata.size(); ++e) rootdata[e] = static_cast<double>(e % 1000);
@@ -163,7 +163,7 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
   for (stf_int i = 0; i < m; ++i)
     for (int e = 0; e < bs; ++e) {
       double &w = want[static_cast<std::size_t>(roots[i]) * bs + e];
-      w = dups ? w + 1.0 : 1.0;
+      w = summed ? w + 1.0 : 1.0;
     }
   CHECK_STF(stf_reduce(sf, unit, leafdata.data(), rootdata.data(), unpack_op));
   if (rootdata != want) wrong("unpack", name, -1);
@@ -195,7 +195,7 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
     const double line_ratio = kernel_lines / s.us / 1e3 / memcpy_line_gbps;
     bench::Record rec;
     rec.timing("pack", k == 0 ? "pack" : "unpack", static_cast<long long>(bytes), 1, s)
-        .str("op", k == 0 || !dups ? "MPI_REPLACE" : "MPI_SUM")
+        .str("op", k == 0 || !summed ? "MPI_REPLACE" : "MPI_SUM")
         .str("pattern", name)
         .integer("bs", bs)
         .str("memory", "host")
@@ -207,7 +207,7 @@ void run_pattern(const Options &o, const std::string &name, int bs, bench::JsonL
         .num("line_ratio", line_ratio);
     log->add(rec);
     std::printf("%-12s %2d %-7s %-7s %10.2f %9.1f [%7.1f..%7.1f] %8.2f %8.2f %6.2f %6.2f  %s\n", name.c_str(), bs,
-                k == 0 ? "pack" : "unpack", k == 0 || !dups ? "REPLACE" : "SUM", static_cast<double>(bytes) / 1048576,
+                k == 0 ? "pack" : "unpack", k == 0 || !summed ? "REPLACE" : "SUM", static_cast<double>(bytes) / 1048576,
                 s.us, s.min_us, s.max_us, gbps, mgbps, gbps / mgbps, line_ratio, analysis.c_str());
   }
   // Calls counted by the SF over the timed rounds: the self part is one

@@ -549,6 +549,15 @@ TEST(Kernels, ScatterAgainstTheLoop) {
       t = committed(t);
     }
     const Unit &u = *decode(t);
+    // The loop: to's unit d.at(i) = from's unit s.at(i), or their sum, for increasing i.
+    const auto loop = [&](MPI_Op op, const IndexList &s, const double *from, const IndexList &d, double *to) {
+      for (stf_int i = 0; i < n; ++i)
+        for (int e = 0; e < count; ++e) {
+          const double in = from[static_cast<std::size_t>(s.at(i)) * count + e];
+          double &out = to[static_cast<std::size_t>(d.at(i)) * count + e];
+          out = op == MPI_SUM ? out + in : in;
+        }
+    };
     const std::size_t units = 5 * 41 * 31;  // covers every list above
     std::vector<double> src(units * count), dst(units * count);
     for (double &x : src) x = static_cast<double>(rng() % 1000);
@@ -561,28 +570,18 @@ TEST(Kernels, ScatterAgainstTheLoop) {
                        (op == MPI_SUM ? ", SUM" : ", REPLACE"));
           std::vector<double> mine = dst, ref = dst;
           k->scatter(u, lists[si], src.data(), lists[di], mine.data(), op);
-          for (stf_int i = 0; i < n; ++i)
-            for (int e = 0; e < count; ++e) {
-              double &to = ref[static_cast<std::size_t>(lists[di].at(i)) * count + e];
-              const double from = src[static_cast<std::size_t>(lists[si].at(i)) * count + e];
-              to = op == MPI_SUM ? to + from : from;
-            }
+          loop(op, lists[si], src.data(), lists[di], ref.data());
           EXPECT_EQ(mine, ref);
         }
-      // One array: unit i goes to unit i+1 through indexed lists, so each
+      // One array: unit 2i goes to unit 2i+2 through indexed lists, so each
       // unit the loop writes is the next one it reads.
       SCOPED_TRACE(std::string("one array, units of ") + std::to_string(count));
       std::vector<stf_int> from(n), to(n);
       for (stf_int i = 0; i < n; ++i) from[i] = 2 * i, to[i] = 2 * i + 2;
+      const IndexList s = IndexList::array(from.data(), n, false), d = IndexList::array(to.data(), n, false);
       std::vector<double> mine = dst, ref = dst;
-      k->scatter(u, IndexList::array(from.data(), n, false), mine.data(), IndexList::array(to.data(), n, false),
-                 mine.data(), op);
-      for (stf_int i = 0; i < n; ++i)
-        for (int e = 0; e < count; ++e) {
-          const double in = ref[static_cast<std::size_t>(from[i]) * count + e];
-          double &out = ref[static_cast<std::size_t>(to[i]) * count + e];
-          out = op == MPI_SUM ? out + in : in;
-        }
+      k->scatter(u, s, mine.data(), d, mine.data(), op);
+      loop(op, s, ref.data(), d, ref.data());
       EXPECT_EQ(mine, ref);
     }
     if (count > 1) MPI_Type_free(&t);
