@@ -10,6 +10,9 @@
 
 namespace stf {
 
+// The self part by the host kernels (host_space.cpp).
+void host_self_part(stf_request r, const Flow &f);
+
 struct HostHooks {
   // Whether a transport may take a bcast or reduce whole (collectives on
   // the user's arrays, which only host memory allows).
@@ -29,7 +32,7 @@ struct HostHooks {
   static int before_deferred_post(stf_request) { return STF_SUCCESS; }
   // The self part (the skip rule is the skeleton's).
   static int self_part(stf_request r, const Flow &f) {
-    r->kernels->scatter(*r->unit, f.self_from, r->src, f.self_to, r->dst, r->op);
+    host_self_part(r, f);
     return STF_SUCCESS;
   }
   // End, after the unpack and before the transport's memory is released.

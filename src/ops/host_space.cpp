@@ -1,5 +1,6 @@
 // Host memory in an exchange: the serial host kernels, one call per message
-// that is not sent from or received into user memory.
+// that is not sent from or received into user memory, and the self part.
+#include "ops/hooks.h"
 #include "ops/space.h"
 
 namespace stf {
@@ -59,5 +60,36 @@ const HostSpace space;
 }  // namespace
 
 const Space &host_space = space;
+
+// Run by run where the plan cut the self part so (plan.h), unless the
+// arrays are one (a unit written early may be one read later, as the loop
+// over the units has it). Where a destination repeats (a reduce onto roots
+// that several leaves read), the units in no run go between the runs, so
+// each destination combines its units in the self part's order; elsewhere
+// they go in one call after the runs.
+void host_self_part(stf_request r, const Flow &f) {
+  const Plan &p = *r->mover->plan;
+  const Unit &u = *r->unit;
+  if (p.self_runs.empty() || r->src == r->dst) {
+    r->kernels->scatter(u, f.self_from, r->src, f.self_to, r->dst, r->op);
+    return;
+  }
+  const bool down = f.dir == Direction::root_to_leaf;
+  const IndexList &from = down ? p.self_rest_root : p.self_rest_leaf, &to = down ? p.self_rest_leaf : p.self_rest_root;
+  stf_int done = 0;
+  const auto rest_until = [&](stf_int end) {  // the units in no run, up to the end-th
+    if (end > done)
+      r->kernels->scatter(u, IndexList::array(from.idx + done, end - done, from.has_duplicates), r->src,
+                          IndexList::array(to.idx + done, end - done, to.has_duplicates), r->dst, r->op);
+    done = end;
+  };
+  const bool in_order = f.self_to.has_duplicates;
+  for (const SelfRun &run : p.self_runs) {
+    if (in_order) rest_until(run.rest_before);
+    r->kernels->scatter(u, IndexList::range(down ? run.root : run.leaf, run.n), r->src,
+                        IndexList::range(down ? run.leaf : run.root, run.n), r->dst, r->op);
+  }
+  rest_until(from.n);
+}
 
 }  // namespace stf

@@ -6,6 +6,7 @@
 #include <map>
 #include <new>
 #include <numeric>
+#include <utility>
 
 #include "core/error.h"
 #include "plan/discovery.h"
@@ -119,6 +120,35 @@ std::vector<char> exclusive_ranges(const Plan &plan) {
   return direct;
 }
 
+// The self part's runs of at least kMinRun units (plan.h), kept where they
+// hold at least half of its units: shorter runs cost a call more than their
+// copy saves.
+void cut_self_runs(Plan *plan) {
+  constexpr stf_int kMinRun = 16;
+  const std::vector<stf_int> &root = plan->self_root_idx, &leaf = plan->self_leaf_idx;
+  const stf_int n = static_cast<stf_int>(root.size());
+  std::vector<SelfRun> runs;
+  std::vector<stf_int> rest_root, rest_leaf;
+  stf_int in_runs = 0;
+  for (stf_int i = 0, j = 0; i < n; i = j) {
+    for (j = i + 1; j < n && root[j] == root[j - 1] + 1 && leaf[j] == leaf[j - 1] + 1;) j++;
+    if (j - i >= kMinRun) {
+      runs.push_back({root[i], leaf[i], j - i, static_cast<stf_int>(rest_root.size())});
+      in_runs += j - i;
+      continue;
+    }
+    rest_root.insert(rest_root.end(), root.begin() + i, root.begin() + j);
+    rest_leaf.insert(rest_leaf.end(), leaf.begin() + i, leaf.begin() + j);
+  }
+  if (2 * in_runs < n) return;
+  plan->self_runs = std::move(runs);
+  plan->self_rest_root_idx = std::move(rest_root);
+  plan->self_rest_leaf_idx = std::move(rest_leaf);
+  const stf_int nrest = static_cast<stf_int>(plan->self_rest_root_idx.size());
+  plan->self_rest_root = analyze_indices(plan->self_rest_root_idx.data(), nrest, false);
+  plan->self_rest_leaf = analyze_indices(plan->self_rest_leaf_idx.data(), nrest, false);
+}
+
 void classify(Plan *plan, bool optimise) {
   auto analyze = [optimise](const std::vector<stf_int> &v, stf_int from, stf_int n) {
     return analyze_indices(v.data() + from, n, optimise);
@@ -131,6 +161,8 @@ void classify(Plan *plan, bool optimise) {
   plan->self_root = analyze(plan->self_root_idx, 0, nself);
   plan->self_leaf = analyze(plan->self_leaf_idx, 0, nself);
   plan->self_in_place = optimise && plan->self_root_idx == plan->self_leaf_idx;
+  if (optimise && (plan->self_root.kind == IndexKind::indexed || plan->self_leaf.kind == IndexKind::indexed))
+    cut_self_runs(plan);
 
   plan->root_recv_direct = exclusive_ranges(*plan);
 }

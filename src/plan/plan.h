@@ -14,6 +14,12 @@
 
 namespace stf {
 
+// A stretch of the self part whose roots and leaves are both consecutive:
+// root + i goes to leaf + i for i < n; rest_before units of no run precede it.
+struct SelfRun {
+  stf_int root, leaf, n, rest_before;
+};
+
 struct Plan {
   // Leaf side: per root-owning rank, my leaf slots, ascending.
   Messages leaf;
@@ -31,6 +37,13 @@ struct Plan {
   // Root i of the self part is leaf slot i: with the same array for roots and
   // leaves, a REPLACE self part has nothing to do.
   bool self_in_place = false;
+  // Where the self part as a whole is indexed but mostly long runs (a grid's
+  // owned box beside its own periodic ghosts), the host moves it run by run
+  // (a memcpy each for REPLACE) and the rest, the units in no run, in order,
+  // by self_rest_root and self_rest_leaf (index arrays). Empty otherwise.
+  std::vector<SelfRun> self_runs;
+  std::vector<stf_int> self_rest_root_idx, self_rest_leaf_idx;
+  IndexList self_rest_root, self_rest_leaf;
   // Position of this rank among the root-side peers (for rank-ordered fetch-and-op).
   int self_position = 0;
 };

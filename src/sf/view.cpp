@@ -46,11 +46,13 @@ std::string node_layout(const Topology &t) {
 }
 
 // How a bcast moves the self part (a reduce goes the other way, likewise).
-const char *self_method(const Plan &p) {
+std::string self_method(const Plan &p) {
   if (p.self_in_place) return "nothing for REPLACE on one array (root i is leaf i), else scatter";
   if (p.self_root.kind == IndexKind::contiguous && p.self_leaf.kind == IndexKind::contiguous)
     return "memcpy for REPLACE, else scatter";
-  return "scatter";
+  if (p.self_runs.empty()) return "scatter";
+  return "on the host " + std::to_string(p.self_runs.size()) + " run(s) of consecutive roots and leaves, a memcpy "
+         "each for REPLACE, and a scatter of the other " + std::to_string(p.self_rest_root.n) + " unit(s)";
 }
 
 std::string describe(stf_sf sf) {

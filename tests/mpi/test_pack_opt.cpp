@@ -2,9 +2,9 @@
 // results, on the standard graphs and on a structured 3D halo whose messages
 // are faces, edges and corners of boxes; the view proves those messages were
 // classified strided, and the statistics prove that contiguous messages and
-// an in-place self part cost no copy; receives land in the root array only
-// where no other edge touches the roots, and set-up memory follows the
-// graph, not nroots.
+// an in-place self part cost no copy; a self part of runs goes run by run;
+// receives land in the root array only where no other edge touches the
+// roots, and set-up memory follows the graph, not nroots.
 //
 // Options: --seed N (STF_TEST_SEED), --graphs N random graphs (STF_TEST_GRAPHS).
 #include <sys/resource.h>
@@ -191,6 +191,58 @@ void check_box_view(Checker &ck, const LocalGraph &box, int me, int size) {
   }
   stf_destroy(&on);
   stf_destroy(&off);
+}
+
+// Rows that wrap, on each rank alone: leaf row j is root nx-1 of row j,
+// the row's nx roots, then root 0 of it. The self part is runs (the rows)
+// beside single units whose roots repeat (the view says so); a reduce onto
+// the repeated roots keeps the leaf order, so inexact sums match
+// -stf_pack_opt 0 and the loop over the leaves bit for bit.
+void check_self_runs(Checker &ck) {
+  const stf_int nx = 24, ny = 3;
+  LocalGraph g;
+  g.nroots = nx * ny;
+  for (stf_int j = 0; j < ny; ++j)
+    for (stf_int i = -1; i <= nx; ++i) g.iremote.push_back(stf_node{0, j * nx + (i + nx) % nx});
+  const stf_int nleaves = static_cast<stf_int>(g.iremote.size());
+  ck.context("self runs: rows that wrap");
+  stf_sf on = make_sf(ck, g, MPI_COMM_SELF, "-stf_pack_opt 1", STF_COPY_VALUES);
+  stf_sf off = make_sf(ck, g, MPI_COMM_SELF, "-stf_pack_opt 0", STF_COPY_VALUES);
+  if (!on || !off) return;
+  const std::string v = view_text(ck, on);
+  ck.check(count(v, "3 run(s)") == 1, "pack_opt 1: the self part is not 3 runs:\n%s", v.c_str());
+  // Sums whose order shows: (1e16 - 1e16) + 1 is 1, (1e16 + 1) - 1e16 is 0.
+  std::vector<double> root(g.nroots, 1e16), leaf(nleaves, 1.0), want_leaf(nleaves), want_root = root;
+  for (stf_int k = 0; k < nleaves; k += nx + 2) leaf[k] = -1e16;  // each row's first ghost
+  for (stf_int k = 0; k < nleaves; ++k) {
+    want_leaf[k] = root[g.iremote[k].index];
+    want_root[g.iremote[k].index] += leaf[k];
+  }
+  for (stf_sf sf : {on, off}) {
+    std::vector<double> l(nleaves, -1), r = root;
+    ck.code(stf_bcast(sf, MPI_DOUBLE, root.data(), l.data(), MPI_REPLACE), STF_SUCCESS, "bcast");
+    ck.check(l == want_leaf, "bcast: leaves differ from their roots (%s)", sf == on ? "pack_opt 1" : "pack_opt 0");
+    ck.code(stf_reduce(sf, MPI_DOUBLE, leaf.data(), r.data(), MPI_SUM), STF_SUCCESS, "reduce");
+    ck.check(std::memcmp(r.data(), want_root.data(), r.size() * sizeof(double)) == 0,
+             "reduce: sums differ from the loop over the leaves (%s)", sf == on ? "pack_opt 1" : "pack_opt 0");
+  }
+  stf_destroy(&on);
+  stf_destroy(&off);
+
+  // One array for roots and leaves, leaf i reading root i-1 and leaf 0 the
+  // last root: each unit written is the next one read, and the loop over
+  // the leaves gives every unit the last root's value.
+  const stf_int n = 20;
+  LocalGraph shift;
+  shift.nroots = n + 1;
+  for (stf_int i = 0; i <= n; ++i) shift.iremote.push_back(stf_node{0, (i + n) % (n + 1)});
+  stf_sf one = make_sf(ck, shift, MPI_COMM_SELF, "-stf_pack_opt 1", STF_COPY_VALUES);
+  if (!one) return;
+  std::vector<double> a(n + 1);
+  for (stf_int i = 0; i <= n; ++i) a[i] = i;
+  ck.code(stf_bcast(one, MPI_DOUBLE, a.data(), a.data(), MPI_REPLACE), STF_SUCCESS, "bcast on one array");
+  ck.check(a == std::vector<double>(n + 1, n), "bcast on one array: not the loop over the leaves");
+  stf_destroy(&one);
 }
 
 // Statistics: contiguous messages cost no pack or unpack (REPLACE), the
@@ -385,6 +437,7 @@ int main(int argc, char **argv) {
   check_direct_ranges(ck, me, size);
   check_huge_nroots(ck);
   check_no_unused_buffers(ck, me, size);
+  check_self_runs(ck);
 
   std::vector<NamedGraph> graphs = standard_graphs(seed, nrandom, MPI_COMM_WORLD);
   graphs.insert(graphs.begin(), NamedGraph{"box3d", box});
