@@ -161,9 +161,10 @@ test-smpi: smpi
 # A tour on 4 ranks (under 3 minutes): the README example, the halo exchange
 # demo, then short runs of sf_pingpong, sf_dmda, matmult on one real matrix,
 # halo3d, petsc_compare and PETSc tutorials on the PETSc plug-in, each
-# against its baseline (scripts/demo); installs Debian's PETSc when missing.
+# against its baseline (scripts/demo); installs Debian's PETSc and its
+# examples (the tutorials' sources) when missing.
 demo: deps
-	scripts/install-petsc.sh
+	scripts/install-petsc.sh --examples
 	$(MAKE) build
 	STF_BUILD=$(BUILD) scripts/demo
 
