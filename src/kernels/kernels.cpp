@@ -13,7 +13,6 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "core/error.h"
 #include "kernels/functors.h"
@@ -251,7 +250,6 @@ template <class W>
 stf_int words(const Unit &u) {
   return static_cast<stf_int>(u.extent / sizeof(W));
 }
-
 
 // Rows of a strided list hold dx consecutive units: a plain copy moves each
 // row with one memcpy, which beats a per-unit loop once rows are long enough

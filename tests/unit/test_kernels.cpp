@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "decoded.h"
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 
@@ -22,19 +23,10 @@ namespace {
 
 using Bytes = std::vector<unsigned char>;
 
-const Unit *decode(MPI_Datatype t) {
-  const Unit *u = nullptr;
-  EXPECT_EQ(decode_unit(t, &u), STF_SUCCESS) << stf_last_error_message();
-  return u;
-}
 const Kernels *kernels_for(const Unit &u, MPI_Op op) {
   const Kernels *k = nullptr;
   EXPECT_EQ(get_kernels(u, op, &k), STF_SUCCESS) << stf_last_error_message();
   return k;
-}
-MPI_Datatype committed(MPI_Datatype t) {
-  MPI_Type_commit(&t);
-  return t;
 }
 
 // ---- builtin (type, op) combinations against the reference -----------------

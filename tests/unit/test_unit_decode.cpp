@@ -7,21 +7,12 @@
 #include <cstddef>
 #include <string>
 
+#include "decoded.h"
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
 
 namespace stf {
 namespace {
-
-const Unit *decode(MPI_Datatype t) {
-  const Unit *u = nullptr;
-  EXPECT_EQ(decode_unit(t, &u), STF_SUCCESS) << stf_last_error_message();
-  return u;
-}
-MPI_Datatype committed(MPI_Datatype t) {
-  MPI_Type_commit(&t);
-  return t;
-}
 
 TEST(DecodeUnit, EveryBuiltin) {
 #define CHECK_BUILTIN(name, ctype, handle, kind)        \
