@@ -1,11 +1,13 @@
 // Structured-grid ghost update: a 2D periodic grid, star stencil, width 1,
-// one value per point, global-to-local through a PETSc DMDA and through a
-// starforest stf_grid on the same process grid.
+// one value per point, global-to-local through a PETSc DMDA and through
+// starforest stf_grids on the same process grid: one with the default
+// options, one on putsignal.
 #include <starforest.h>
 #include <stf_apps.h>
 
 #include <cstdio>
 #include <cstdint>
+#include <string>
 
 #include "check.h"
 #include "compare.h"
@@ -62,13 +64,25 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   desc.stencil = STF_STENCIL_STAR;
   desc.width = 1;
   desc.dof = 1;
-  stf_grid grid;
-  if (stf_grid_create(MPI_COMM_WORLD, &desc, &grid) != STF_SUCCESS) {
-    std::fprintf(stderr, "petsc_compare dmda: stf_grid_create: %s\n", stf_last_error_message());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+  // The grid with the default options (basic, or what $STF_OPTIONS says),
+  // and one on putsignal: a node's ranks put into each other's heap.
+  stf_grid grids[2];
+  for (int g = 0; g < 2; ++g) {
+    desc.options = g ? "-stf_type putsignal" : nullptr;
+    if (stf_grid_create(MPI_COMM_WORLD, &desc, &grids[g]) != STF_SUCCESS) {
+      std::fprintf(stderr, "petsc_compare dmda: stf_grid_create: %s\n", stf_last_error_message());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  const char *types[2];
+  for (int g = 0; g < 2; ++g) {
+    stf_sf sf;
+    MPI_Datatype unit;
+    if (stf_grid_get_sf(grids[g], &sf, &unit) != STF_SUCCESS || stf_get_type(sf, &types[g]) != STF_SUCCESS)
+      MPI_Abort(MPI_COMM_WORLD, 1);
   }
   int64_t os[3], on[3], gs[3], gn[3];
-  if (stf_grid_get_boxes(grid, os, on, gs, gn) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (stf_grid_get_boxes(grids[0], os, on, gs, gn) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
   int same = os[0] == xs && os[1] == ys && on[0] == xm && on[1] == ym, all_same = 0;
   MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 
@@ -78,7 +92,7 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   for (PetscInt j = 0; j < ym; ++j)
     for (PetscInt i = 0; i < xm; ++i) a[j * xm + i] = value(xs + i, ys + j, n);
   CHECK_PETSC(VecRestoreArray(pg, &a));
-  std::vector<double> sg(on[0] * on[1]), sl(gn[0] * gn[1], -1.0);
+  std::vector<double> sg(on[0] * on[1]), sl(gn[0] * gn[1], -1.0), sl2(sl);
   for (int64_t j = 0; j < on[1]; ++j)
     for (int64_t i = 0; i < on[0]; ++i) sg[j * on[0] + i] = value(os[0] + i, os[1] + j, n);
 
@@ -87,33 +101,41 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
     CHECK_PETSC(DMGlobalToLocalEnd(da, pg, INSERT_VALUES, pl));
   };
   auto stf_g2l = [&] {
-    if (stf_grid_global_to_local(grid, sg.data(), sl.data()) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (stf_grid_global_to_local(grids[0], sg.data(), sl.data()) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+  };
+  auto putsignal_g2l = [&] {
+    if (stf_grid_global_to_local(grids[1], sg.data(), sl2.data()) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
   };
   petsc_g2l();
   stf_g2l();
+  putsignal_g2l();
   const PetscScalar *la;
   CHECK_PETSC(VecGetArrayRead(pl, &la));
   long bad = count_wrong(la, gxs, gys, gxm, gym, xs, ys, xm, ym, n);
   CHECK_PETSC(VecRestoreArrayRead(pl, &la));
   long bad_stf = count_wrong(sl.data(), gs[0], gs[1], gn[0], gn[1], os[0], os[1], on[0], on[1], n);
-  long totals[2] = {bad, bad_stf}, sum[2];
-  MPI_Allreduce(totals, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (sum[0] || sum[1]) {
+  long bad_put = count_wrong(sl2.data(), gs[0], gs[1], gn[0], gn[1], os[0], os[1], on[0], on[1], n);
+  long totals[3] = {bad, bad_stf, bad_put}, sum[3];
+  MPI_Allreduce(totals, sum, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (sum[0] || sum[1] || sum[2]) {
     if (rank == 0)
-      std::fprintf(stderr, "petsc_compare dmda: wrong ghost values: petsc %ld, starforest %ld\n", sum[0], sum[1]);
+      std::fprintf(stderr, "petsc_compare dmda: wrong ghost values: petsc %ld, starforest %s %ld, %s %ld\n", sum[0],
+                   types[0], sum[1], types[1], sum[2]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 
-  std::vector<bench::Stats> st = bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, {petsc_g2l, stf_g2l});
-  const char *impl[2] = {"petsc", "starforest"};
-  for (int k = 0; k < 2; ++k) {
+  std::vector<bench::Stats> st =
+      bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, {petsc_g2l, stf_g2l, putsignal_g2l});
+  const char *impl[3] = {"petsc", "starforest", "starforest"};
+  const char *transport[3] = {"petscsf-basic", types[0], types[1]};
+  for (int k = 0; k < 3; ++k) {
     bench::Record r;
     r.timing("petsc_dmda", impl[k], n, size, st[k])
         .str("memory", "host")
         .str("stencil", "star")
         .integer("width", 1)
         .integer("dim", 2)
-        .str("transport", k ? "basic" : "petscsf-basic")
+        .str("transport", transport[k])
         .integer("same_partition", all_same)
         .num("ratio_to_petsc", st[k].us / st[0].us);
     log.add(r);
@@ -122,11 +144,13 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
     std::printf("\n# dmda: %dx%d periodic, star stencil width 1, %d ranks (%dx%d), owned boxes %s; "
                 "global-to-local (us per call, slowest rank), median of %d rounds of %d\n",
                 (int)n, (int)n, size, (int)px, (int)py, all_same ? "identical" : "DIFFER", o.rounds, o.iters);
-    std::printf("%8s %24s %24s %9s\n", "n", "petsc", "starforest", "stf/petsc");
-    std::printf("%8d %24s %24s %9.2f\n", (int)n, bench::range_text(st[0]).c_str(), bench::range_text(st[1]).c_str(),
-                st[1].us / st[0].us);
+    std::printf("%8s %24s %24s %24s %9s %9s\n", "n", "petsc", (std::string("starforest ") + types[0]).c_str(),
+                (std::string("starforest ") + types[1]).c_str(), "stf/petsc", "put/petsc");
+    std::printf("%8d %24s %24s %24s %9.2f %9.2f\n", (int)n, bench::range_text(st[0]).c_str(),
+                bench::range_text(st[1]).c_str(), bench::range_text(st[2]).c_str(), st[1].us / st[0].us,
+                st[2].us / st[0].us);
   }
-  stf_grid_destroy(&grid);
+  for (stf_grid &g : grids) stf_grid_destroy(&g);
   CHECK_PETSC(VecDestroy(&pg));
   CHECK_PETSC(VecDestroy(&pl));
   CHECK_PETSC(DMDestroy(&da));

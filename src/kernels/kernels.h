@@ -36,6 +36,30 @@ struct IndexList {
   stf_int at(stf_int i) const;
 };
 
+// Inline: the operations build lists for every call into the kernels.
+inline IndexList IndexList::range(stf_int start, stf_int n) {
+  IndexList l;
+  l.n = n;
+  l.start = start;
+  return l;
+}
+inline IndexList IndexList::box(stf_int start, stf_int dx, stf_int dy, stf_int dz, stf_int X, stf_int Y) {
+  IndexList l;
+  l.n = dx * dy * dz;
+  l.kind = IndexKind::strided;
+  l.start = start;
+  l.dx = dx, l.dy = dy, l.dz = dz, l.X = X, l.Y = Y;
+  return l;
+}
+inline IndexList IndexList::array(const stf_int *idx, stf_int n, bool has_duplicates) {
+  IndexList l;
+  l.n = n;
+  l.kind = IndexKind::indexed;
+  l.idx = idx;
+  l.has_duplicates = has_duplicates;
+  return l;
+}
+
 // Whether writes through dst must be atomic: only when the kernel's index
 // range is spread over threads and dst names a unit twice. The serial host
 // kernels never need them; a parallel executor picks the atomic functors of

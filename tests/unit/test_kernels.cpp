@@ -368,18 +368,21 @@ TEST(Kernels, ContiguousIndexList) {
 
 // A local scatter packs its source units into a buffer, a chunk at a time,
 // and unpacks each chunk; one array on both sides, and units too large for
-// the buffer, go one unit at a time. Each against the loop over i: enough
-// units for several chunks, strided and indexed lists on either side
-// (repeated destinations among them), units of 1, 3 and 200 doubles.
-TEST(Kernels, ScatterAgainstTheLoop) {
+// the buffer, go one unit at a time; a few units go one by one. Each against
+// the loop over i: enough units for several chunks, and 10, strided and
+// indexed lists on either side (repeated destinations among them), units of
+// 1, 3 and 200 doubles.
+void scatter_against_the_loop(stf_int n) {
   std::mt19937 rng(7);
-  const stf_int n = 2400;
-  std::vector<stf_int> picked(n), perm(n + 100);
-  for (stf_int &x : picked) x = static_cast<stf_int>(rng() % (n + 100));  // repeats among them
-  for (stf_int i = 0; i < n + 100; ++i) perm[i] = i;
+  const stf_int all = 2400;
+  std::vector<stf_int> picked(all), perm(all + 100);
+  for (stf_int &x : picked) x = static_cast<stf_int>(rng() % (all + 100));  // repeats among them
+  for (stf_int i = 0; i < all + 100; ++i) perm[i] = i;
   std::shuffle(perm.begin(), perm.end(), rng);
-  // 2 x 40 x 30 units, rows of 2 (too short to go row by row) in a box of 5 x 41 x 30.
-  const IndexList box = IndexList::box(3, 2, 40, 30, 5, 41);
+  // Rows of 2 (too short to go row by row) in a box of 5 x 41 x 30: 2 x 40 x
+  // 30 units, or 2 x 5 x 1.
+  const IndexList box = n == all ? IndexList::box(3, 2, 40, 30, 5, 41) : IndexList::box(3, 2, n / 2, 1, 5, 41);
+  ASSERT_EQ(box.n, n);
   const IndexList lists[] = {IndexList::array(picked.data(), n, true), box, IndexList::array(perm.data(), n, false),
                              IndexList::range(50, n)};
   const char *names[] = {"indexed with repeats", "strided", "indexed", "contiguous"};
@@ -407,8 +410,8 @@ TEST(Kernels, ScatterAgainstTheLoop) {
       const Kernels *k = kernels_for(u, op);
       for (int si = 0; si < 3; ++si)  // a contiguous source is the unpack kernel's
         for (int di = 0; di < 4; ++di) {
-          SCOPED_TRACE(std::string("units of ") + std::to_string(count) + ", " + names[si] + " to " + names[di] +
-                       (op == MPI_SUM ? ", SUM" : ", REPLACE"));
+          SCOPED_TRACE(std::to_string(n) + " units of " + std::to_string(count) + ", " + names[si] + " to " +
+                       names[di] + (op == MPI_SUM ? ", SUM" : ", REPLACE"));
           std::vector<double> mine = dst, ref = dst;
           k->scatter(u, lists[si], src.data(), lists[di], mine.data(), op);
           loop(op, lists[si], src.data(), lists[di], ref.data());
@@ -416,7 +419,7 @@ TEST(Kernels, ScatterAgainstTheLoop) {
         }
       // One array: unit 2i goes to unit 2i+2 through indexed lists, so each
       // unit the loop writes is the next one it reads.
-      SCOPED_TRACE(std::string("one array, units of ") + std::to_string(count));
+      SCOPED_TRACE("one array, " + std::to_string(n) + " units of " + std::to_string(count));
       std::vector<stf_int> from(n), to(n);
       for (stf_int i = 0; i < n; ++i) from[i] = 2 * i, to[i] = 2 * i + 2;
       const IndexList s = IndexList::array(from.data(), n, false), d = IndexList::array(to.data(), n, false);
@@ -428,6 +431,8 @@ TEST(Kernels, ScatterAgainstTheLoop) {
     if (count > 1) MPI_Type_free(&t);
   }
 }
+TEST(Kernels, ScatterAgainstTheLoop) { scatter_against_the_loop(2400); }
+TEST(Kernels, FewUnitsScatterAgainstTheLoop) { scatter_against_the_loop(10); }
 
 // ---- opaque units ---------------------------------------------------------------
 
