@@ -118,9 +118,10 @@
  *   fail its end. Exceptions: after STF_ERR_TIMEOUT from the putsignal
  *   transport, the case of units of different sizes above, a begin that
  *   failed once a message of it had left or come (basic, putsignal: beginning
- *   it again would send or await that message twice), or a putsignal end
- *   that failed before completing, its SF refuses new bcasts and reduces
- *   (STF_ERR_STATE); destroy it.
+ *   it again would send or await that message twice), a basic end that
+ *   failed before a peer's message came (the next operation would take
+ *   it) or a putsignal end that failed before completing, its SF refuses
+ *   new bcasts and reduces (STF_ERR_STATE); destroy it.
  * - A request handle is valid from its begin to its end. A stale copy of an
  *   ended request gives STF_ERR_REQUEST, also once its slot serves a newer
  *   operation (handles carry the slot's generation, modulo 65,536; 256

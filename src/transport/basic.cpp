@@ -90,21 +90,29 @@ class BasicTransport : public TransportDefaults {
   int test_send(Channel &c, bool *done) override { return test_all(&c.get<BasicChannel>().active_sends, done); }
   // A begin that failed after a message of it left, or after a peer's
   // message came (its receive completed, so the retry's would take the
-  // peer's next one), cannot be begun again: the peers' operations no
-  // longer pair with this rank's, and new operations are refused.
+  // peer's next one), cannot be begun again; nor can the SF of an end that
+  // failed before a peer's message came (a wait may return with receives
+  // pending: MPI_ERR_PENDING), whose receive is cancelled and the message
+  // left for the next operation's. The peers' operations no longer pair
+  // with this rank's, and new operations are refused.
   void abandon(Channel &c, bool in_end) override {
     if (!c.state) return;
     BasicChannel &s = c.get<BasicChannel>();
-    bool moved = settle_recvs(&s);
+    const Settled settled = settle_recvs(&s);
+    bool moved = settled.came;
     for (MPI_Request &q : s.active_sends)  // MPI finishes a send still going in the background
       if (q != MPI_REQUEST_NULL) {
         MPI_Request_free(&q);
         moved = true;
       }
     s.active_sends.clear();
-    if (!in_end && moved && broken_.empty())
+    if (!broken_.empty()) return;
+    if (!in_end && moved)
       broken_ = "a begin of this SF failed after a message of it had left or come; its peers' operations no longer "
                 "pair with this rank's";
+    if (in_end && settled.cancelled)
+      broken_ = "an end of this SF failed before a peer's message came; its peers' operations no longer pair with "
+                "this rank's";
   }
 
  private:
@@ -157,9 +165,13 @@ class BasicTransport : public TransportDefaults {
   // (active_recvs[k] is recvs[k]'s request, or MPI_REQUEST_NULL where a
   // failed wait freed it). One not yet matched is cancelled first (a
   // matched one completes: its message is on its way).
-  // Returns whether a started one had taken its message.
-  static bool settle_recvs(BasicChannel *s) {
-    bool came = false;
+  // Returns whether a started one had taken its message, and whether one
+  // was cancelled before its message came.
+  struct Settled {
+    bool came = false, cancelled = false;
+  };
+  static Settled settle_recvs(BasicChannel *s) {
+    Settled out;
     for (std::size_t k = 0; k < s->active_recvs.size() && k < s->recvs.size(); k++) {
       MPI_Request q = s->active_recvs[k];
       BasicChannel::Cached &c = s->recvs[k];
@@ -173,14 +185,15 @@ class BasicTransport : public TransportDefaults {
           MPI_Wait(&q, &status);
           MPI_Test_cancelled(&status, &cancelled);
         }
-        came |= !cancelled;
+        out.came |= !cancelled;
+        out.cancelled |= cancelled != 0;
       }
       if (q != MPI_REQUEST_NULL && c.req == q) MPI_Request_free(&c.req);
       c = BasicChannel::Cached();
     }
     s->active_recvs.clear();
     s->recvs_started = false;
-    return came;
+    return out;
   }
   int refuse_if_broken() const {
     if (broken_.empty()) return STF_SUCCESS;

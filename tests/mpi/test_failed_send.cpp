@@ -21,6 +21,10 @@
 // - A begin fails when a message for it has come already: it may be begun
 //   again only where its receive was cancelled in time, else it is refused,
 //   never left waiting for that message or taking the next one.
+// - An end's wait fails with a receive still pending (this program's
+//   MPI_Wait and MPI_Waitall fail on demand, returning at once, as MPI may
+//   with MPI_ERR_PENDING): basic's SF refuses its next operation, whose
+//   receive would take the message the failed one waited for.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -51,6 +55,24 @@ int isends_failing(int succeeding, Call call) {
 extern "C" int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          MPI_Request *req) {
   return isend_fails() ? MPI_ERR_OTHER : PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+namespace {
+
+bool wait_fails = false;  // armed: the next MPI_Wait or MPI_Waitall fails at once
+
+bool take_wait_failure() {
+  const bool fails = wait_fails;
+  wait_fails = false;
+  return fails;
+}
+
+}  // namespace
+
+extern "C" int MPI_Wait(MPI_Request *req, MPI_Status *status) {
+  return take_wait_failure() ? MPI_ERR_OTHER : PMPI_Wait(req, status);
+}
+extern "C" int MPI_Waitall(int n, MPI_Request *reqs, MPI_Status *statuses) {
+  return take_wait_failure() ? MPI_ERR_OTHER : PMPI_Waitall(n, reqs, statuses);
 }
 #if MPI_VERSION >= 4
 extern "C" int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -225,6 +247,39 @@ void received_before_failing(Checker &ck, const std::string &options, MPI_Comm t
   if (!in_flight) ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
+// basic: rank 1's bcast from rank 0 fails in its end, its wait returning
+// before rank 0 has sent anything; then rank 0 sends two bcasts, the first
+// with other values. Rank 1's bcast begun again must be refused: its
+// receive would take the first message, the failed operation's.
+void end_fails_before_message(Checker &ck, MPI_Comm trio) {
+  ck.context("basic: an end failing before a peer's message came");
+  int me = 0;
+  MPI_Comm_rank(trio, &me);
+  stf_sf sf = chain_sf(ck, "-stf_type basic", trio, {-1, 0, -1});
+  Data d(me);
+  if (me == 1) {
+    stf_request req = nullptr;
+    ck.code(stf_bcast_begin(sf, d.unit, d.root.data(), d.leaf.data(), MPI_REPLACE, &req), STF_SUCCESS, "bcast_begin");
+    wait_fails = true;
+    ck.code(stf_bcast_end(sf, &req), STF_ERR_MPI, "bcast_end, its wait failing");
+    wait_fails = false;
+  }
+  MPI_Barrier(trio);
+  if (me == 0) {
+    for (double &x : d.root) x += 1000;  // the first message's values differ
+    ck.code(d.bcast(sf), STF_SUCCESS, "bcast 1");
+    for (double &x : d.root) x -= 1000;
+    ck.code(d.bcast(sf), STF_SUCCESS, "bcast 2");
+  }
+  if (me == 1) {
+    ck.code(d.bcast(sf), STF_ERR_STATE, "the bcast begun again");
+    ck.has_message("destroy the SF");
+    ck.check(d.wrong(0, false) == 0, "%lld leaves written", d.wrong(0, false));
+  }
+  MPI_Barrier(trio);  // rank 0's messages have left (eager) before the SF goes
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
 // basic, stream model C: rank 0's bcast A on device data queues its sends
 // for its end; a host bcast H on another SF of the same communicator posts
 // them first, and A's first send fails there. H's begin fails (its own
@@ -304,6 +359,7 @@ int main(int argc, char **argv) {
       retried_on_another_slot(ck, o, trio);
       received_before_failing(ck, o, trio);
     }
+    end_fails_before_message(ck, trio);
     for (bool in_test : {false, true}) deferred_send_fails(ck, trio, in_test);  // last: they select the emulated device
   }
   if (trio != MPI_COMM_NULL) MPI_Comm_free(&trio);
