@@ -67,15 +67,13 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   // The grid with the default options (basic, or what $STF_OPTIONS says),
   // and one on putsignal: a node's ranks put into each other's heap.
   stf_grid grids[2];
+  const char *types[2];
   for (int g = 0; g < 2; ++g) {
     desc.options = g ? "-stf_type putsignal" : nullptr;
     if (stf_grid_create(MPI_COMM_WORLD, &desc, &grids[g]) != STF_SUCCESS) {
       std::fprintf(stderr, "petsc_compare dmda: stf_grid_create: %s\n", stf_last_error_message());
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
-  }
-  const char *types[2];
-  for (int g = 0; g < 2; ++g) {
     stf_sf sf;
     MPI_Datatype unit;
     if (stf_grid_get_sf(grids[g], &sf, &unit) != STF_SUCCESS || stf_get_type(sf, &types[g]) != STF_SUCCESS)
@@ -92,7 +90,8 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   for (PetscInt j = 0; j < ym; ++j)
     for (PetscInt i = 0; i < xm; ++i) a[j * xm + i] = value(xs + i, ys + j, n);
   CHECK_PETSC(VecRestoreArray(pg, &a));
-  std::vector<double> sg(on[0] * on[1]), sl(gn[0] * gn[1], -1.0), sl2(sl);
+  const std::vector<double> unset(gn[0] * gn[1], -1.0);
+  std::vector<double> sg(on[0] * on[1]), sl[2] = {unset, unset};  // a local vector per grid
   for (int64_t j = 0; j < on[1]; ++j)
     for (int64_t i = 0; i < on[0]; ++i) sg[j * on[0] + i] = value(os[0] + i, os[1] + j, n);
 
@@ -100,22 +99,21 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
     CHECK_PETSC(DMGlobalToLocalBegin(da, pg, INSERT_VALUES, pl));
     CHECK_PETSC(DMGlobalToLocalEnd(da, pg, INSERT_VALUES, pl));
   };
-  auto stf_g2l = [&] {
-    if (stf_grid_global_to_local(grids[0], sg.data(), sl.data()) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
-  };
-  auto putsignal_g2l = [&] {
-    if (stf_grid_global_to_local(grids[1], sg.data(), sl2.data()) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+  auto stf_g2l = [&](int g) {  // grid g's global-to-local into its own local vector
+    return [&, g] {
+      if (stf_grid_global_to_local(grids[g], sg.data(), sl[g].data()) != STF_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+    };
   };
   petsc_g2l();
-  stf_g2l();
-  putsignal_g2l();
+  long totals[3], sum[3];
+  for (int g = 0; g < 2; ++g) {
+    stf_g2l(g)();
+    totals[1 + g] = count_wrong(sl[g].data(), gs[0], gs[1], gn[0], gn[1], os[0], os[1], on[0], on[1], n);
+  }
   const PetscScalar *la;
   CHECK_PETSC(VecGetArrayRead(pl, &la));
-  long bad = count_wrong(la, gxs, gys, gxm, gym, xs, ys, xm, ym, n);
+  totals[0] = count_wrong(la, gxs, gys, gxm, gym, xs, ys, xm, ym, n);
   CHECK_PETSC(VecRestoreArrayRead(pl, &la));
-  long bad_stf = count_wrong(sl.data(), gs[0], gs[1], gn[0], gn[1], os[0], os[1], on[0], on[1], n);
-  long bad_put = count_wrong(sl2.data(), gs[0], gs[1], gn[0], gn[1], os[0], os[1], on[0], on[1], n);
-  long totals[3] = {bad, bad_stf, bad_put}, sum[3];
   MPI_Allreduce(totals, sum, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (sum[0] || sum[1] || sum[2]) {
     if (rank == 0)
@@ -125,7 +123,7 @@ void compare_dmda(const CompareOptions &o, bench::JsonLog &log) {
   }
 
   std::vector<bench::Stats> st =
-      bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, {petsc_g2l, stf_g2l, putsignal_g2l});
+      bench::time_rotating(MPI_COMM_WORLD, o.rounds, o.iters, {petsc_g2l, stf_g2l(0), stf_g2l(1)});
   const char *impl[3] = {"petsc", "starforest", "starforest"};
   const char *transport[3] = {"petscsf-basic", types[0], types[1]};
   for (int k = 0; k < 3; ++k) {
