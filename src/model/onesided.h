@@ -14,8 +14,10 @@ struct OneSided {
   bool measured = false;
   // The put-with-signal protocol alone through a node's shared memory (a
   // copy in, a signal, a copy out), one-way, as calibrate measures it: the
-  // in-node messages of the putsignal transport. Not measured: they are
-  // priced as MPI's messages plus a signal each.
+  // in-node messages of the putsignal transport. It prices them where it
+  // was measured, or on the built-in profile, whose MPI figures are as
+  // rough; a measured profile without it prices them as MPI's messages
+  // plus a signal each.
   Postal heap;
 };
 

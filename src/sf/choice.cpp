@@ -73,13 +73,14 @@ Prediction of(const std::string &type, const model::Cost &c, const std::string &
 }
 
 // Whether putsignal's in-node messages are priced by its own protocol:
-// measured by calibrate, and units that fit its regions.
+// measured by calibrate or the built-in price (onesided.h), and units that
+// fit its regions.
 bool heap_prices(const model::Profile &p, double u, double unit_bytes) {
-  return p.onesided.heap.measured && u <= unit_bytes;
+  return (p.onesided.heap.measured || p.defaults) && u <= unit_bytes;
 }
 
 // putsignal: its messages in a node by the put-with-signal protocol where
-// calibrate measured it and the units fit their regions, else as MPI's
+// it has a price and the units fit their regions, else as MPI's
 // messages plus a signal each; those to other nodes by MPI, plus a signal
 // each where they go through RMA.
 Prediction predict_putsignal(const model::Profile &p, const Traffic &t, const model::CommStats &st, double u,
@@ -141,7 +142,7 @@ std::vector<Prediction> predict_all(const model::Profile &p, const Traffic &t, d
     out.push_back(of("3step", model::cost_3step(p.network, st)));
     out.push_back(of("split", model::cost_split(p.network, st, split_bytes)));
     // The same steps with putsignal inside the nodes (its net leg unused:
-    // a step SF lives in one node). Without the protocol measured they
+    // a step SF lives in one node). Without the protocol priced they
     // would be basic's steps plus a signal each: never listed.
     if (transport_runs_here("putsignal") && heap_prices(p, u, putsignal_unit_bytes)) {
       model::Network in_node = p.network;

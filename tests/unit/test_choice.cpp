@@ -86,6 +86,7 @@ TEST(Predict, EveryRankSendingToTheOtherNodeFavoursOneMessagePerNodePair) {
 
 TEST(Predict, OneSidedTransportsPayASignalPerSignalledMessage) {
   stf::model::Profile p = stf::model::default_profile();
+  p.defaults = false;  // a measured profile: its heap priced only where measured
   p.onesided.sync = 1e-6;
   const stf::Traffic t = many_node_pairs();  // 3 messages in the node, 28 to other nodes
   for (bool rma : {true, false}) {
@@ -102,6 +103,7 @@ TEST(Predict, OneSidedTransportsPayASignalPerSignalledMessage) {
 // larger than its regions go by MPI and pay the signal again.
 TEST(Predict, PutsignalInANodeCostsTheMeasuredProtocol) {
   stf::model::Profile p = stf::model::default_profile();
+  p.defaults = false;  // a measured profile: its heap priced only where measured
   p.onesided.sync = 1e-6;
   p.network.same_node.segments = {{0, 1e-6, 1e-10}};
   p.onesided.heap.segments = {{0, 0.25e-6, 1e-10}};
@@ -125,6 +127,7 @@ TEST(Predict, PutsignalInANodeCostsTheMeasuredProtocol) {
 // not fit its regions or the protocol is not measured.
 TEST(Predict, NodeAwareStepsWithPutsignalInANode) {
   stf::model::Profile p = stf::model::default_profile();
+  p.defaults = false;  // a measured profile: its heap priced only where measured
   p.network.same_node.segments = {{0, 5e-6, 1e-10}};
   p.onesided.heap.segments = {{0, 0.25e-6, 1e-10}};
   const stf::Traffic t = many_node_pairs();
@@ -140,12 +143,30 @@ TEST(Predict, NodeAwareStepsWithPutsignalInANode) {
   for (const Prediction &x : stf::predict_all(p, t, 24, 16384, false, 16)) EXPECT_TRUE(x.node_transport.empty());
 }
 
+// The built-in profile prices putsignal's in-node messages by its own
+// protocol, below MPI's; a measured profile without the protocol measured
+// prices them as MPI's plus a signal.
+TEST(Predict, TheBuiltInProfilePricesThePutWithSignalProtocol) {
+  stf::Traffic t;
+  t.ranks = 4, t.nodes = 1, t.ranks_per_node = 4;
+  t.messages_in_node = 2, t.units_in_node = 1024;
+  stf::model::Profile p = stf::model::default_profile();
+  const auto preds = stf::predict_all(p, t, 8, 16384, false, 16);
+  EXPECT_EQ(preds.front().type, "putsignal");
+  EXPECT_LT(preds.front().seconds, 0.8 * find(preds, "basic").seconds);
+  // Units larger than its regions go by MPI, plus a signal.
+  EXPECT_EQ(stf::predict_all(p, t, 24, 16384, false, 16).front().type, "basic");
+  p.defaults = false;
+  const auto measured = stf::predict_all(p, t, 8, 16384, false, 16);
+  EXPECT_EQ(measured.front().type, "basic");
+  EXPECT_NEAR(find(measured, "putsignal").seconds - find(measured, "basic").seconds, 2 * p.onesided.sync, 1e-12);
+}
+
 TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
   stf::Traffic t;
   t.ranks = 2, t.nodes = 1, t.ranks_per_node = 2;
   t.messages_in_node = 1, t.units_in_node = 4;
   const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384, true, 16);
-  EXPECT_EQ(preds.front().type, "basic");
   for (const Prediction &x : preds) EXPECT_FALSE(x.type == "2step" || x.type == "3step" || x.type == "split");
   EXPECT_TRUE(stf::auto_candidate("neighbor"));
   EXPECT_TRUE(stf::auto_candidate("putsignal"));
