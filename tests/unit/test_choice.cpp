@@ -167,6 +167,7 @@ TEST(Predict, OneNodeHasNoNodeAwareCandidates) {
   t.ranks = 2, t.nodes = 1, t.ranks_per_node = 2;
   t.messages_in_node = 1, t.units_in_node = 4;
   const auto preds = stf::predict_all(stf::model::default_profile(), t, 8, 16384, true, 16);
+  EXPECT_EQ(preds.front().type, "putsignal");  // in a node, at the built-in protocol's price
   for (const Prediction &x : preds) EXPECT_FALSE(x.type == "2step" || x.type == "3step" || x.type == "split");
   EXPECT_TRUE(stf::auto_candidate("neighbor"));
   EXPECT_TRUE(stf::auto_candidate("putsignal"));
