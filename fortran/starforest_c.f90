@@ -22,6 +22,7 @@ module starforest_c
     integer(c_long_long) :: operations(5)
     real(c_double) :: begin_seconds(5), end_seconds(5), wait_seconds(5)
     integer(c_long_long) :: repeated_begins  ! begins that restarted an earlier one's operation
+    integer(c_long_long) :: express_operations  ! prepared or repeated ones ended on the express path
   end type
 
   interface

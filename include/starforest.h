@@ -801,6 +801,12 @@ typedef struct {
    * stf_start restarts a prepared one, instead of setting up a new one
    * (see "Repeated begins" above). */
   long long repeated_begins;
+  /* Prepared and repeated operations that went by the transport's express
+   * path (putsignal: an operation on host memory alone in flight, whose
+   * messages all fit their regions in the node's heap): begun and ended
+   * with none of the general path's routing. One that another operation
+   * found in flight finished as an ordinary one and is not counted. */
+  long long express_operations;
 } stf_stats;
 /* Zeroed counters with size set: stf_stats s = stf_stats_init(); stf_get_stats(sf, &s); */
 static inline stf_stats stf_stats_init(void) {

@@ -216,7 +216,7 @@ nb::dict stats(const SF &s) {
   STFPY_STAT(device_copies_h2d) STFPY_STAT(device_copies_d2h) STFPY_STAT(device_event_syncs)
   STFPY_STAT(mpi_buffers_checked) STFPY_STAT(device_buffers_to_mpi)
   STFPY_STAT(messages_sent_in_node) STFPY_STAT(messages_sent_off_node) STFPY_STAT(bytes_sent_in_node)
-  STFPY_STAT(bytes_sent_off_node) STFPY_STAT(repeated_begins)
+  STFPY_STAT(bytes_sent_off_node) STFPY_STAT(repeated_begins) STFPY_STAT(express_operations)
 #undef STFPY_STAT
   // Timings: one entry per operation kind (bcast, reduce, fetch_and_op, gather, scatter).
   nb::list ops, begin, end, wait;

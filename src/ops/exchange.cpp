@@ -168,9 +168,39 @@ __attribute__((always_inline)) inline int begin_aimed(stf_request r, const Flow 
   STF_CHECK(post_receives<HostHooks>(r, f));
   return post_aimed(r, f);
 }
+// The transport's express path (Transport::express_begin): every message
+// packed where it lends, none sent from or received into user memory.
+int begin_express(stf_request r, const Flow &f) {
+  const Unit &u = *r->unit;
+  for (int k = 0; k < f.from.count(); k++) {
+    r->kernels->pack(u, f.from_lists[k], r->src, r->lent_ptrs[k]);
+    count_pack(r, f.from_lists[k]);
+  }
+  r->express = true;
+  STF_CHECK(r->leg_transport->express_send(*r->leg_channel));
+  count_messages(r, f.from, f.to);
+  return self_part<HostHooks>(r, f);
+}
+int end_express(stf_request r, const Flow &f) {
+  const Unit &u = *r->unit;
+  count_wait(r);
+  r->owner->stats.express_operations++;
+  for (int k = 0; k < f.to.count(); k++) {
+    r->kernels->unpack(u, f.to_lists[k], r->recv_ptrs[k], r->dst, r->op);
+    count_unpack(r, f.to_lists[k]);
+  }
+  return r->leg_transport->express_end(*r->leg_channel);
+}
+
 // Where the transport lends its memory, its answers change every start:
-// the first start's offers to it stand instead.
+// the first start's offers to it stand instead. The express path first,
+// where the transport takes it (no model C sends of earlier begins wait).
 int begin_aimed_lent(stf_request r, const Flow &f) {
+  bool express = false;
+  if (r->mover->deferred->empty())
+    STF_CHECK(r->leg_transport->express_begin(*r->leg_channel, f.dir, r->unit->packed_bytes, r->recv_ptrs.data(),
+                                              r->lent_ptrs.data(), &express));
+  if (express) return begin_express(r, f);
   std::copy(r->offered_recv.begin(), r->offered_recv.end(), r->recv_ptrs.begin());
   std::copy(r->offered_direct.begin(), r->offered_direct.end(), r->recv_direct.begin());
   STF_CHECK(post_receives<HostHooks>(r, f));
@@ -249,10 +279,19 @@ int one_way_end(stf_request r, Direction d) {
     count_wait(r);
     return rc;
   }
-  STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
-  if (r->deferred_error) return deferred_failure(r);
   Transport &mt = *r->leg_transport;
   Channel &c = *r->leg_channel;
+  if (r->express) {
+    r->express = false;
+    bool taken = false;
+    STF_CHECK(mt.express_wait(c, &taken));
+    if (taken) return end_express(r, f);
+    // Made ordinary (Transport::express_wait): begin_aimed_lent's aims.
+    std::copy(r->offered_recv.begin(), r->offered_recv.end(), r->recv_ptrs.begin());
+    std::copy(r->offered_direct.begin(), r->offered_direct.end(), r->recv_direct.begin());
+  }
+  STF_CHECK(post_deferred_sends(*r->mover->deferred, r));
+  if (r->deferred_error) return deferred_failure(r);
   STF_CHECK(mt.wait_recv(c));  // lending transports fill r->recv_ptrs
   if (r->lent) keep_in_place(r, f);
   count_wait(r);

@@ -110,6 +110,8 @@ struct alignas(256) stf_request_s {
   // packed, not sent from user memory. Where the transport lends its
   // memory, the first start's offers to it stand instead.
   bool aimed = false, repack = false;
+  // Its start went by the transport's express path (Transport::express_begin).
+  bool express = false;
   std::vector<void *> offered_recv, offered_send;
   std::vector<char> offered_direct;
   MPI_Datatype type = MPI_DATATYPE_NULL;

@@ -84,7 +84,7 @@ int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_
 }
 
 void abandon_request(stf_request r, bool in_end) {
-  r->aimed = false;  // aimed again at the next start
+  r->aimed = r->express = false;  // aimed again at the next start
   forget_deferred_sends(r);  // model C sends that will never be posted now
   Transport *t = r->mover->transport;
   for (Channel *c : {&r->to_leaf, &r->to_root}) {
@@ -111,7 +111,7 @@ void release_request(stf_request r) {
   const bool counted = !r->kept || r->started;  // a kept slot between operations is no request
   if (r->kept) forget_kept(r);
   r->busy = false;
-  r->prepared = r->started = r->aimed = false;
+  r->prepared = r->started = r->aimed = r->express = false;
   if (counted) r->owner->pending--;
   r->mover->idle.push_back(r);
 }

@@ -135,6 +135,21 @@ class Transport {
   virtual int lend_send(Channel &c, Direction d, Leg leg, std::size_t unit_bytes, void **send) = 0;
   virtual int release_recv(Channel &c) = 0;
 
+  // The express path of a lending transport, for a prepared operation on
+  // host memory whose first start aimed it (exchange.cpp): express_begin,
+  // where the transport can take the operation on its shortest path now,
+  // numbers it, sets send[k] to where to pack message k and *taken; else
+  // nothing changed and the calls above follow. Then the packing,
+  // express_send, express_wait (recv[k], express_begin's array, set to
+  // where message k is; *taken false where another call of the transport
+  // meanwhile made the operation an ordinary one: wait_recv, release_recv
+  // and wait_send finish it), the unpacking and express_end.
+  virtual int express_begin(Channel &c, Direction d, std::size_t unit_bytes, void **recv, void **send,
+                            bool *taken) = 0;
+  virtual int express_send(Channel &c) = 0;
+  virtual int express_wait(Channel &c, bool *taken) = 0;
+  virtual int express_end(Channel &c) = 0;
+
   // The transport that moves leg `leg` of the operations on channel c, and
   // the channel it keeps for them: this one and c, or, behind the fallback
   // wrapper (fallback.cpp), the transport it stands for or basic. Asked once
@@ -174,6 +189,16 @@ class TransportDefaults : public Transport {
   bool lends(Direction, Leg) const override { return false; }
   int lend_send(Channel &, Direction, Leg, std::size_t, void **) override { return STF_ERR_INTERNAL; }
   int release_recv(Channel &) override { return STF_SUCCESS; }
+  int express_begin(Channel &, Direction, std::size_t, void **, void **, bool *taken) override {
+    *taken = false;
+    return STF_SUCCESS;
+  }
+  int express_send(Channel &) override { return STF_ERR_INTERNAL; }
+  int express_wait(Channel &, bool *taken) override {
+    *taken = false;
+    return STF_SUCCESS;
+  }
+  int express_end(Channel &) override { return STF_ERR_INTERNAL; }
   Transport &mover(Channel &c, Leg, Channel **own) override {
     *own = &c;
     return *this;

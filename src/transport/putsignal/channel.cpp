@@ -12,6 +12,8 @@ PutChannel::~PutChannel() {
   if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
   for (int i = 0; queues && i < kQueues; i++) queues[i].forget(this);
   forget_pending();
+  if (in_flight && seq_set) --*in_flight;
+  if (express && *express == this) *express = nullptr;
   abandon_active_sends();
 }
 

@@ -31,6 +31,8 @@ struct PutChannel : ChannelState {
   std::vector<PutChannel *> *listed = nullptr;
   int *pending_total = nullptr;  // the transport's count of queued messages, which includes this one's
   RegionQueues *queues = nullptr;  // the transport's kQueues, which may list this channel
+  int *in_flight = nullptr;  // the transport's count of numbered channels, which may count this one
+  PutChannel **express = nullptr;  // the transport's express operation, which may be this channel's
   ~PutChannel() override;
   // Queued messages that will not be written (the channel goes, or takes a
   // new operation after this one failed) leave the transport's count, so

@@ -50,6 +50,8 @@ class SendLink : public Link {
     last = n + 1;
     return previous;
   }
+  // What take_turn(n) would return.
+  std::uint64_t turn_before(std::uint64_t n) const { return last_in_region_[n & (last_in_region_.size() - 1)]; }
   // Undoes take_turn (a begin that failed before its messages were sent).
   void give_turn_back(std::uint64_t n, std::uint64_t previous) {
     last_in_region_[n & (last_in_region_.size() - 1)] = previous;

@@ -166,6 +166,7 @@ void PutSignalTransport::size_peers(PutChannel &s, Direction d) {
 }
 
 PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   if (s.sized_for != dir_index(d)) size_peers(s, d);
   if (!s.listed) {
@@ -173,10 +174,13 @@ PutChannel &PutSignalTransport::start(Channel &c, Direction d, std::size_t ub) {
     s.listed = &channels_;
     s.pending_total = &pending_;
     s.queues = queues_;
+    s.in_flight = &in_flight_;
+    s.express = &express_;
   }
   if (!s.seq_set) {
     s.seq = next_seq_[dir_index(d)]++;
     s.seq_set = true;
+    in_flight_++;
     s.dir = d;
     s.spent = false;
     s.mismatch.clear();  // an operation that failed before its wait_send leaves nothing behind
@@ -251,6 +255,7 @@ int PutSignalTransport::lend_send(Channel &c, Direction d, Leg, std::size_t ub, 
 }
 
 int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, const void *const *send) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   const std::vector<std::unique_ptr<SendLink>> &peers = senders_of(d);
   s.sends.clear();
@@ -281,6 +286,7 @@ int PutSignalTransport::post_send(Channel &c, Direction d, Leg, std::size_t ub, 
 }
 
 int PutSignalTransport::wait_recv(Channel &c) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   const Messages &m = receivers(plan_, s.dir);
   const std::vector<std::unique_ptr<ReceiveLink>> &peers = receivers_of(s.dir);
@@ -313,6 +319,7 @@ int PutSignalTransport::wait_recv(Channel &c) {
 }
 
 int PutSignalTransport::test_recv(Channel &c, bool *done) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   STF_CHECK(progress(false));
   poke_mpi();
@@ -325,6 +332,7 @@ int PutSignalTransport::test_recv(Channel &c, bool *done) {
 }
 
 int PutSignalTransport::test_send(Channel &c, bool *done) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   STF_CHECK(progress(false));
   STF_CHECK(test_all(&s.sends, done));
@@ -333,6 +341,7 @@ int PutSignalTransport::test_send(Channel &c, bool *done) {
 }
 
 int PutSignalTransport::release_recv(Channel &c) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   for (int k = 0; k < s.nreceive; k++)
     if (s.held[k] == Held::in_region) STF_CHECK(consume(s, k));
@@ -341,6 +350,7 @@ int PutSignalTransport::release_recv(Channel &c) {
 }
 
 int PutSignalTransport::wait_send(Channel &c) {
+  settle();
   PutChannel &s = c.get<PutChannel>();
   for (int k = 0; k < static_cast<int>(s.pending.size()); k++)
     if (s.pending[k])
@@ -355,6 +365,7 @@ int PutSignalTransport::wait_send(Channel &c) {
   // elsewhere (MPI progresses it in any call).
   STF_CHECK(wait_strays(s.dir));
   s.seq_set = false;
+  in_flight_--;
   s.lent = false;
   // Once the operation is complete and its regions given back.
   return s.mismatch.report("putsignal");
@@ -362,6 +373,7 @@ int PutSignalTransport::wait_send(Channel &c) {
 
 void PutSignalTransport::abandon(Channel &c, bool in_end) {
   if (!c.state) return;
+  settle();
   PutChannel &s = c.get<PutChannel>();
   int came_from = -1;  // a large message that came before the failure: a retry would wait for it again
   for (std::size_t k = 0; k < s.recvs.size(); k++) {
@@ -401,6 +413,7 @@ void PutSignalTransport::abandon(Channel &c, bool in_end) {
   // queue entries go stale.
   next_seq_[dir_index(s.dir)] = s.seq;
   s.seq_set = false;
+  in_flight_--;
 }
 
 }  // namespace putsignal

@@ -47,6 +47,14 @@ class PutSignalTransport final : public TransportDefaults {
   int wait_send(Channel &c) override;
   int test_recv(Channel &c, bool *done) override;
   int test_send(Channel &c, bool *done) override;
+  // express.cpp: where every peer of the direction is a ring the message
+  // fits, every region it goes to is free and no other operation is in
+  // flight. Its state is an ordinary operation's but for its receive
+  // queue entries, which any other call (settle) adds first.
+  int express_begin(Channel &c, Direction d, std::size_t ub, void **recv, void **send, bool *taken) override;
+  int express_send(Channel &c) override;
+  int express_wait(Channel &c, bool *taken) override;
+  int express_end(Channel &c) override;
   // Its large receives would take the channel's next messages, and its
   // queued messages are dropped. A begin that failed before any of its
   // messages left gives its regions' turns back and its operation number to
@@ -61,6 +69,16 @@ class PutSignalTransport final : public TransportDefaults {
   std::vector<std::unique_ptr<ReceiveLink>> &receivers_of(Direction d) { return layout_.receivers(d); }
   // The operation's channel state, numbered on its first call.
   PutChannel &start(Channel &c, Direction d, std::size_t ub);
+  // express.cpp
+  // Every peer of direction d has a ring that a message of units of ub bytes fits.
+  bool fits(Direction d, std::size_t ub);
+  // The express operation, if one is in flight, made an ordinary one: its
+  // receive queue entries added. Every other call of the transport's does
+  // it first, so that what it finds is ordinary.
+  void settle() {
+    if (express_) make_ordinary();
+  }
+  void make_ordinary();
   void size_peers(PutChannel &s, Direction d);
   // The tag of operation n's large messages in direction d. While a
   // receive of operation n is posted, the sender's operations up to n + 2S
@@ -195,6 +213,9 @@ class PutSignalTransport final : public TransportDefaults {
   const long spins_;  // polls before yielding (Backoff)
   Layout layout_;
   std::uint64_t next_seq_[kDirections] = {0, 0};
+  int in_flight_ = 0;  // channels whose operation is numbered (PutChannel::seq_set)
+  PutChannel *express_ = nullptr;  // the express operation until its wait takes its messages
+  std::size_t fit_unit_[kDirections] = {0, 0};  // a unit size fits() found fitting (0: none yet)
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   // Per direction, the queues (region_queues.h) of messages to write, then
   // of messages awaited (PutChannel::queues).
