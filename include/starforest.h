@@ -803,9 +803,10 @@ typedef struct {
   long long repeated_begins;
   /* Prepared and repeated operations that went by the transport's express
    * path (putsignal: an operation on host memory alone in flight, whose
-   * messages all fit their regions in the node's heap): begun and ended
-   * with none of the general path's routing. One that another operation
-   * found in flight finished as an ordinary one and is not counted. */
+   * messages all fit their regions, those it sends in the node's heap):
+   * begun and ended with none of the general path's routing. One that
+   * another operation or stf_test found in flight finished as an ordinary
+   * one and is not counted. A node-aware strategy's steps are not added. */
   long long express_operations;
 } stf_stats;
 /* Zeroed counters with size set: stf_stats s = stf_stats_init(); stf_get_stats(sf, &s); */

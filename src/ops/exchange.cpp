@@ -184,12 +184,13 @@ int begin_express(stf_request r, const Flow &f) {
 int end_express(stf_request r, const Flow &f) {
   const Unit &u = *r->unit;
   count_wait(r);
-  r->owner->stats.express_operations++;
   for (int k = 0; k < f.to.count(); k++) {
     r->kernels->unpack(u, f.to_lists[k], r->recv_ptrs[k], r->dst, r->op);
     count_unpack(r, f.to_lists[k]);
   }
-  return r->leg_transport->express_end(*r->leg_channel);
+  STF_CHECK(r->leg_transport->express_end(*r->leg_channel));
+  r->owner->stats.express_operations++;
+  return STF_SUCCESS;
 }
 
 // Where the transport lends its memory, its answers change every start:

@@ -139,7 +139,8 @@ class Transport {
   // host memory whose first start aimed it (exchange.cpp): express_begin,
   // where the transport can take the operation on its shortest path now,
   // numbers it, sets send[k] to where to pack message k and *taken; else
-  // nothing changed and the calls above follow. Then the packing,
+  // nothing was taken (send may have been written) and the calls above
+  // follow, with the offers made afresh. Then the packing,
   // express_send, express_wait (recv[k], express_begin's array, set to
   // where message k is; *taken false where another call of the transport
   // meanwhile made the operation an ordinary one: wait_recv, release_recv

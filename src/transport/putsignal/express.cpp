@@ -20,12 +20,12 @@ namespace stf::putsignal {
 bool PutSignalTransport::fits(Direction d, std::size_t ub) {
   const int dir = dir_index(d);
   if (fit_unit_[dir] == ub) return true;
-  for (const std::unique_ptr<SendLink> &p : senders_of(d))
-    if (!p->has_regions() || p->large(ub)) return false;
-  for (const std::unique_ptr<ReceiveLink> &p : receivers_of(d))
-    if (!p->has_regions() || p->large(ub)) return false;
-  fit_unit_[dir] = ub;
-  return true;
+  if (unfit_unit_[dir] == ub) return false;
+  bool all = true;
+  for (const std::unique_ptr<SendLink> &p : senders_of(d)) all &= p->has_regions() && !p->large(ub);
+  for (const std::unique_ptr<ReceiveLink> &p : receivers_of(d)) all &= p->has_regions() && !p->large(ub);
+  (all ? fit_unit_ : unfit_unit_)[dir] = ub;
+  return all;
 }
 
 int PutSignalTransport::express_begin(Channel &c, Direction d, std::size_t ub, void **recv, void **send,
@@ -38,13 +38,17 @@ int PutSignalTransport::express_begin(Channel &c, Direction d, std::size_t ub, v
     send[k] = to[k]->in_place(n, to[k]->turn_before(n));
     if (!send[k]) return STF_SUCCESS;
   }
+  // Room for the entries settling adds, which must not fail: it runs in
+  // other operations' calls, abandon's among them, which never fail.
+  const std::vector<std::unique_ptr<ReceiveLink>> &from = receivers_of(d);
+  for (std::size_t k = 0; k < from.size(); k++) to_take(dir_index(d)).of(k, n).reserve_one_more();
   PutChannel &s = start(c, d, ub);
   const std::size_t spill = static_cast<std::size_t>(receivers(plan_, d).offset.back()) * ub;
   if (s.spill.size() < spill) s.spill.resize(spill);  // where settling may spill
   s.receiving = true;
   s.waited = false;
   s.data = recv;
-  s.nreceive = static_cast<int>(receivers_of(d).size());
+  s.nreceive = static_cast<int>(from.size());
   s.nrecvs = 0;
   for (int k = 0; k < s.nreceive; k++) {
     s.held[k] = Held::no;
@@ -72,11 +76,11 @@ int PutSignalTransport::express_send(Channel &c) {
   return STF_SUCCESS;
 }
 
-void PutSignalTransport::make_ordinary() {
+void PutSignalTransport::make_ordinary() {  // never throws: express_begin made room
   PutChannel &s = *express_;
-  express_ = nullptr;
   const std::vector<std::unique_ptr<ReceiveLink>> &from = receivers_of(s.dir);
   for (std::size_t k = 0; k < from.size(); k++) to_take(dir_index(s.dir)).of(k, s.seq).push(&s, s.seq);
+  express_ = nullptr;
 }
 
 int PutSignalTransport::express_wait(Channel &c, bool *taken) {

@@ -29,6 +29,7 @@ class RegionQueue {
   const Entry &front() const { return items_[head_]; }
   void push(PutChannel *c, std::uint64_t seq) { items_.push_back({c, seq}); }
   void reserve(std::size_t n) { items_.reserve(n); }
+  void reserve_one_more() { items_.reserve(items_.size() + 1); }  // the next push cannot throw
   void pop() {
     if (++head_ < items_.size() && head_ < items_.size() / 2) return;
     items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));  // amortised: half or all

@@ -215,7 +215,8 @@ class PutSignalTransport final : public TransportDefaults {
   std::uint64_t next_seq_[kDirections] = {0, 0};
   int in_flight_ = 0;  // channels whose operation is numbered (PutChannel::seq_set)
   PutChannel *express_ = nullptr;  // the express operation until its wait takes its messages
-  std::size_t fit_unit_[kDirections] = {0, 0};  // a unit size fits() found fitting (0: none yet)
+  // The last unit sizes fits() found fitting and not fitting (0: none yet).
+  std::size_t fit_unit_[kDirections] = {0, 0}, unfit_unit_[kDirections] = {0, 0};
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
   // Per direction, the queues (region_queues.h) of messages to write, then
   // of messages awaited (PutChannel::queues).
