@@ -63,6 +63,9 @@ function(stf_add_layer layer)
   endif()
   target_compile_options(stf_${layer} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-Wall;-Wextra>"
                                               "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>")
+  if(STF_NO_INTERPOSITION)  # CMakeLists.txt says why
+    target_compile_options(stf_${layer} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-fno-semantic-interposition>")
+  endif()
   if(STF_ALIGN_BRANCHES)  # CMakeLists.txt says why
     target_compile_options(stf_${layer} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-Wa,-mbranches-within-32B-boundaries>")
   endif()

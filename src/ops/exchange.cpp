@@ -181,9 +181,9 @@ int begin_express(stf_request r, const Flow &f) {
   count_messages(r, f.from, f.to);
   return self_part<HostHooks>(r, f);
 }
-int end_express(stf_request r, const Flow &f) {
+int end_express(stf_request r, const Flow &f, std::uint64_t missed_at) {
   const Unit &u = *r->unit;
-  count_wait(r);
+  count_wait_until(r, missed_at);
   for (int k = 0; k < f.to.count(); k++) {
     r->kernels->unpack(u, f.to_lists[k], r->recv_ptrs[k], r->dst, r->op);
     count_unpack(r, f.to_lists[k]);
@@ -285,8 +285,9 @@ int one_way_end(stf_request r, Direction d) {
   if (r->express) {
     r->express = false;
     bool taken = false;
-    STF_CHECK(mt.express_wait(c, &taken));
-    if (taken) return end_express(r, f);
+    std::uint64_t missed_at = 0;
+    STF_CHECK(mt.express_wait(c, &taken, &missed_at));
+    if (taken) return end_express(r, f, missed_at);
     // Made ordinary (Transport::express_wait): begin_aimed_lent's aims.
     std::copy(r->offered_recv.begin(), r->offered_recv.end(), r->recv_ptrs.begin());
     std::copy(r->offered_direct.begin(), r->offered_direct.end(), r->recv_direct.begin());

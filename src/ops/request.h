@@ -30,8 +30,11 @@ inline int timing_index(OpKind k) {
     default: return -1;
   }
 }
-// Add the ticks since the current end/test call began to r's wait time.
+// Add the ticks since the current end/test call began to r's wait time:
+// until now, or until missed_at, the last look that found a message
+// missing (0: none did, nothing is added), which a polling wait reads.
 void count_wait(stf_request r);
+void count_wait_until(stf_request r, std::uint64_t missed_at);
 
 struct DeviceState;
 class Memory;
@@ -174,8 +177,8 @@ void touch_kept(Engine &e, int at);
 // (by any kind for take_any_request, what naming the call for messages).
 int take_request(Engine &owner, stf_request *req, OpKind kind, stf_request *out);
 int take_any_request(Engine &owner, stf_request *req, const char *what, stf_request *out);
-// The slot of handle *req, a prepared request of owner, started or not.
-int take_prepared(Engine &owner, stf_request *req, const char *what, stf_request *out);
+// The slot of handle *req, a prepared request of owner with no operation in flight.
+int take_resting(Engine &owner, stf_request *req, const char *what, stf_request *out);
 // Cancel or complete whatever a failed operation left posted, so that the
 // slot can be released and reused; in_end: it failed in its end.
 void abandon_request(stf_request r, bool in_end);

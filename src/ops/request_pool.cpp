@@ -38,6 +38,12 @@ void count_wait(stf_request r) {
   if (k >= 0 && r->owner->call_start) r->owner->timing[k].wait += ticks() - r->owner->call_start;
 }
 
+void count_wait_until(stf_request r, std::uint64_t missed_at) {
+  const int k = timing_index(r->kind);
+  const unsigned long long from = r->owner->call_start;
+  if (k >= 0 && from && missed_at > from) r->owner->timing[k].wait += missed_at - from;
+}
+
 std::uintptr_t generation_high_bits = 0;
 
 int acquire_request(Engine &owner, Engine &mover, OpKind kind, std::size_t unit_bytes, stf_request *out) {
@@ -172,11 +178,14 @@ int take_any_request(Engine &owner, stf_request *req, const char *what, stf_requ
   return STF_SUCCESS;
 }
 
-int take_prepared(Engine &owner, stf_request *req, const char *what, stf_request *out) {
+int take_resting(Engine &owner, stf_request *req, const char *what, stf_request *out) {
   int code = STF_SUCCESS;
   *out = nullptr;
   const char *why = lookup(owner, req, out, &code);
-  if (*out && (*out)->prepared && !(*out)->kept) return STF_SUCCESS;  // started or not: the caller decides
+  if (*out && (*out)->prepared && !(*out)->kept) {
+    if (!(*out)->started) return STF_SUCCESS;
+    return set_error(STF_ERR_REQUEST, "%s: the prepared request is in flight; end it first", what);
+  }
   if (!why) why = ": the request was not made by stf_bcast_init or stf_reduce_init";
   return set_error(code, "%s%s", what, why);
 }

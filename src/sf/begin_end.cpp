@@ -243,15 +243,6 @@ int blocking(stf_sf sf, const OpArgs &a) {
   return finish(sf, slot_of_handle(r), &r);
 }
 
-// The slot of sf's prepared request *req, which has no operation in flight;
-// what names the call.
-int take_resting(stf_sf sf, stf_request *req, const char *what, stf_request *r) {
-  STF_CHECK(check_sf(sf));
-  STF_CHECK(take_prepared(sf->engine, req, what, r));
-  if ((*r)->started) return set_error(STF_ERR_REQUEST, "%s: the prepared request is in flight; end it first", what);
-  return STF_SUCCESS;
-}
-
 // stf_start: the prepared operation in slot r posted, timed as a begin.
 int start(stf_sf sf, stf_request r) {
   const unsigned long long t0 = ticks();
@@ -360,12 +351,14 @@ extern "C" int stf_reduce_init(stf_sf sf, MPI_Datatype unit, const void *leafdat
 } STF_API_CATCH
 extern "C" int stf_start(stf_sf sf, stf_request *req) try {
   stf_request r = nullptr;
-  STF_CHECK(stf::take_resting(sf, req, "stf_start", &r));
+  STF_CHECK(stf::check_sf(sf));
+  STF_CHECK(stf::take_resting(sf->engine, req, "stf_start", &r));
   return stf::start(sf, r);
 } STF_API_CATCH
 extern "C" int stf_request_free(stf_sf sf, stf_request *req) try {
   stf_request r = nullptr;
-  STF_CHECK(stf::take_resting(sf, req, "stf_request_free", &r));
+  STF_CHECK(stf::check_sf(sf));
+  STF_CHECK(stf::take_resting(sf->engine, req, "stf_request_free", &r));
   const stf::OneCaller caller(sf);
   if (caller.refused()) return stf::another_thread("stf_request_free");
   stf::release_request(r);

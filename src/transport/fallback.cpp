@@ -79,7 +79,7 @@ class WithFallback final : public Transport {
     return STF_SUCCESS;
   }
   int express_send(Channel &) override { return STF_ERR_INTERNAL; }
-  int express_wait(Channel &, bool *taken) override {
+  int express_wait(Channel &, bool *taken, std::uint64_t *) override {
     *taken = false;
     return STF_SUCCESS;
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -144,11 +145,13 @@ class Transport {
   // express_send, express_wait (recv[k], express_begin's array, set to
   // where message k is; *taken false where another call of the transport
   // meanwhile made the operation an ordinary one: wait_recv, release_recv
-  // and wait_send finish it), the unpacking and express_end.
+  // and wait_send finish it; *missed_at: the clock, ticks(), at its last
+  // look that found a message missing, 0 where none did), the unpacking
+  // and express_end.
   virtual int express_begin(Channel &c, Direction d, std::size_t unit_bytes, void **recv, void **send,
                             bool *taken) = 0;
   virtual int express_send(Channel &c) = 0;
-  virtual int express_wait(Channel &c, bool *taken) = 0;
+  virtual int express_wait(Channel &c, bool *taken, std::uint64_t *missed_at) = 0;
   virtual int express_end(Channel &c) = 0;
 
   // The transport that moves leg `leg` of the operations on channel c, and
@@ -195,7 +198,7 @@ class TransportDefaults : public Transport {
     return STF_SUCCESS;
   }
   int express_send(Channel &) override { return STF_ERR_INTERNAL; }
-  int express_wait(Channel &, bool *taken) override {
+  int express_wait(Channel &, bool *taken, std::uint64_t *) override {
     *taken = false;
     return STF_SUCCESS;
   }

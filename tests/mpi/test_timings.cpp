@@ -1,7 +1,8 @@
 // The timings of stf_stats: operations counted per kind (blocking and split
 // forms, stf_test, a node-aware strategy counting its own operations, not
-// its steps'), times that add up (wait within end), reset, and
-// -stf_log_view's summary at destroy.
+// its steps'), times that add up (wait within end), reset, the wait of a
+// putsignal express operation (read while polling) and -stf_log_view's
+// summary at destroy.
 #include <unistd.h>
 
 #include <cstdio>
@@ -56,6 +57,36 @@ void counts_and_times(Checker &ck, const char *options, int rank, int size) {
   ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
 }
 
+// Prepared putsignal bcasts on the ring, which go express: rank 0 starts
+// 50 ms late, so its two neighbours wait about that long in their ends
+// (the wait runs to their last poll that found its message missing), and
+// rank 0, whose messages are there, waits less.
+void express_wait(Checker &ck, int rank, int size) {
+  ck.context("express wait");
+  stf_sf sf = ring_sf(ck, "-stf_type putsignal", rank, size);
+  double root[2] = {1, 2}, leaf[2] = {0, 0};
+  stf_request req = nullptr;
+  ck.code(stf_bcast_init(sf, MPI_DOUBLE, root, leaf, MPI_REPLACE, &req), STF_SUCCESS, "stf_bcast_init");
+  for (int i = 0; i < 3; i++) {
+    ck.code(stf_start(sf, &req), STF_SUCCESS, "stf_start");
+    ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "stf_bcast_end");
+  }
+  ck.code(stf_reset_stats(sf), STF_SUCCESS, "stf_reset_stats");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) usleep(50000);
+  ck.code(stf_start(sf, &req), STF_SUCCESS, "stf_start");
+  ck.code(stf_bcast_end(sf, &req), STF_SUCCESS, "stf_bcast_end");
+  stf_stats s = stf_stats_init();
+  ck.code(stf_get_stats(sf, &s), STF_SUCCESS, "stf_get_stats");
+  const double wait = s.wait_seconds[STF_OP_BCAST], end = s.end_seconds[STF_OP_BCAST];
+  const bool late_peer = rank == 1 || rank == size - 1;
+  ck.check(s.express_operations == 1, "express operations %lld, want 1", s.express_operations);
+  ck.check(wait <= end + 1e-9 && (late_peer ? wait > 0.025 : wait < 0.025), "rank %d: wait %g s, end %g s", rank,
+           wait, end);
+  ck.code(stf_request_free(sf, &req), STF_SUCCESS, "stf_request_free");
+  ck.code(stf_destroy(&sf), STF_SUCCESS, "stf_destroy");
+}
+
 // The summary goes to stdout on rank 0: point file descriptor 1 at a file
 // there for the destroy, then back.
 void log_view(Checker &ck, int rank, int size) {
@@ -98,6 +129,7 @@ int main(int argc, char **argv) {
   Checker ck("test_timings", argc, argv, 1);
   counts_and_times(ck, "", rank, size);
   counts_and_times(ck, "-stf_type 3step -stf_ranks_per_node 1", rank, size);
+  if (size > 1) express_wait(ck, rank, size);
   log_view(ck, rank, size);
   const int rc = ck.finish();
   MPI_Finalize();

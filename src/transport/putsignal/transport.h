@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "transport/putsignal/channel.h"
 #include "transport/putsignal/layout.h"
@@ -53,7 +54,7 @@ class PutSignalTransport final : public TransportDefaults {
   // queue entries, which any other call (settle) adds first.
   int express_begin(Channel &c, Direction d, std::size_t ub, void **recv, void **send, bool *taken) override;
   int express_send(Channel &c) override;
-  int express_wait(Channel &c, bool *taken) override;
+  int express_wait(Channel &c, bool *taken, std::uint64_t *missed_at) override;
   int express_end(Channel &c) override;
   // Its large receives would take the channel's next messages, and its
   // queued messages are dropped. A begin that failed before any of its
@@ -79,6 +80,7 @@ class PutSignalTransport final : public TransportDefaults {
     if (express_) make_ordinary();
   }
   void make_ordinary();
+  void express_state(PutChannel &s);
   void size_peers(PutChannel &s, Direction d);
   // The tag of operation n's large messages in direction d. While a
   // receive of operation n is posted, the sender's operations up to n + 2S
@@ -146,6 +148,7 @@ class PutSignalTransport final : public TransportDefaults {
       bool done = false;
       STF_CHECK(ready(&done));
       if (done) return STF_SUCCESS;
+      missed_at_ = ticks();  // while waiting, where the read costs nothing
       STF_CHECK(progress(backoff.patient()));
       STF_CHECK(layout_.reap_signals());
       poke_mpi();
@@ -215,6 +218,7 @@ class PutSignalTransport final : public TransportDefaults {
   std::uint64_t next_seq_[kDirections] = {0, 0};
   int in_flight_ = 0;  // channels whose operation is numbered (PutChannel::seq_set)
   PutChannel *express_ = nullptr;  // the express operation until its wait takes its messages
+  std::uint64_t missed_at_ = 0;  // poll_until's last unsuccessful look (express_wait's *missed_at)
   // The last unit sizes fits() found fitting and not fitting (0: none yet).
   std::size_t fit_unit_[kDirections] = {0, 0}, unfit_unit_[kDirections] = {0, 0};
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
