@@ -790,9 +790,10 @@ typedef struct {
   /* Wall time of this rank in the SF's calls, per operation kind (index
    * stf_op_kind): operations begun, seconds inside *_begin, inside *_end and
    * stf_test, and of the latter, waiting for messages to arrive (a
-   * node-aware strategy's waits are those of its steps; where the transport
-   * polls, until the last poll that found a message missing). Read from
-   * the processor's time-stamp counter: two or three reads per call. */
+   * node-aware strategy's waits are those of its steps; on putsignal's
+   * express path, until it last stopped waiting for a missing message).
+   * Read from the processor's time-stamp counter: two or three reads per
+   * call, and one per pause of a wait that polls. */
   long long operations[STF_OP_KINDS];
   double begin_seconds[STF_OP_KINDS];
   double end_seconds[STF_OP_KINDS];

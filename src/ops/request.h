@@ -31,8 +31,8 @@ inline int timing_index(OpKind k) {
   }
 }
 // Add the ticks since the current end/test call began to r's wait time:
-// until now, or until missed_at, the last look that found a message
-// missing (0: none did, nothing is added), which a polling wait reads.
+// until now, or until missed_at, where a polling wait last stopped waiting
+// for a missing message (0: none was missing, nothing is added).
 void count_wait(stf_request r);
 void count_wait_until(stf_request r, std::uint64_t missed_at);
 

@@ -79,8 +79,9 @@ class WithFallback final : public Transport {
     return STF_SUCCESS;
   }
   int express_send(Channel &) override { return STF_ERR_INTERNAL; }
-  int express_wait(Channel &, bool *taken, std::uint64_t *) override {
+  int express_wait(Channel &, bool *taken, std::uint64_t *missed_at) override {
     *taken = false;
+    *missed_at = 0;
     return STF_SUCCESS;
   }
   int express_end(Channel &) override { return STF_ERR_INTERNAL; }

@@ -145,9 +145,9 @@ class Transport {
   // express_send, express_wait (recv[k], express_begin's array, set to
   // where message k is; *taken false where another call of the transport
   // meanwhile made the operation an ordinary one: wait_recv, release_recv
-  // and wait_send finish it; *missed_at: the clock, ticks(), at its last
-  // look that found a message missing, 0 where none did), the unpacking
-  // and express_end.
+  // and wait_send finish it; *missed_at: the clock, ticks(), where it
+  // last stopped waiting for a missing message, just before the look that
+  // found it; 0 where none was missing), the unpacking and express_end.
   virtual int express_begin(Channel &c, Direction d, std::size_t unit_bytes, void **recv, void **send,
                             bool *taken) = 0;
   virtual int express_send(Channel &c) = 0;
@@ -198,8 +198,9 @@ class TransportDefaults : public Transport {
     return STF_SUCCESS;
   }
   int express_send(Channel &) override { return STF_ERR_INTERNAL; }
-  int express_wait(Channel &, bool *taken, std::uint64_t *) override {
+  int express_wait(Channel &, bool *taken, std::uint64_t *missed_at) override {
     *taken = false;
+    *missed_at = 0;
     return STF_SUCCESS;
   }
   int express_end(Channel &) override { return STF_ERR_INTERNAL; }

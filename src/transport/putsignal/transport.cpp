@@ -409,8 +409,10 @@ void PutSignalTransport::abandon(Channel &c, bool in_end) {
   }
   // Its number goes to the next begin in its direction, which may take
   // another request slot (a begin in the other direction took this one): it
-  // is the direction's last number, taken in this begin. This channel's
-  // queue entries go stale.
+  // is the direction's last number, taken in this begin. Its queue entries
+  // go, or a retry on this channel with this number would revive them: an
+  // express one, which has none, would find its messages spilled.
+  for (RegionQueues &q : queues_) q.forget(&s);
   next_seq_[dir_index(s.dir)] = s.seq;
   s.seq_set = false;
   in_flight_--;

@@ -148,11 +148,11 @@ class PutSignalTransport final : public TransportDefaults {
       bool done = false;
       STF_CHECK(ready(&done));
       if (done) return STF_SUCCESS;
-      missed_at_ = ticks();  // while waiting, where the read costs nothing
       STF_CHECK(progress(backoff.patient()));
       STF_CHECK(layout_.reap_signals());
       poke_mpi();
       backoff.pause();
+      missed_at_ = ticks();  // the next look's time, read while waiting, where it costs nothing
       if (backoff.expired()) return timed_out(what());
     }
   }
@@ -218,7 +218,7 @@ class PutSignalTransport final : public TransportDefaults {
   std::uint64_t next_seq_[kDirections] = {0, 0};
   int in_flight_ = 0;  // channels whose operation is numbered (PutChannel::seq_set)
   PutChannel *express_ = nullptr;  // the express operation until its wait takes its messages
-  std::uint64_t missed_at_ = 0;  // poll_until's last unsuccessful look (express_wait's *missed_at)
+  std::uint64_t missed_at_ = 0;  // when poll_until's last pause ended (express_wait's *missed_at)
   // The last unit sizes fits() found fitting and not fitting (0: none yet).
   std::size_t fit_unit_[kDirections] = {0, 0}, unfit_unit_[kDirections] = {0, 0};
   std::vector<PutChannel *> channels_;  // every channel of this transport (PutChannel::listed)
