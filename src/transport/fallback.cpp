@@ -73,18 +73,6 @@ class WithFallback final : public Transport {
     State &s = c.get<State>();
     return s.recv_basic ? STF_SUCCESS : primary_->release_recv(s.primary);
   }
-  // The ops layer asks the mover (mover()), never this wrapper, for the express path.
-  int express_begin(Channel &, Direction, std::size_t, void **, void **, bool *taken) override {
-    *taken = false;
-    return STF_SUCCESS;
-  }
-  int express_send(Channel &) override { return STF_ERR_INTERNAL; }
-  int express_wait(Channel &, bool *taken, std::uint64_t *missed_at) override {
-    *taken = false;
-    *missed_at = 0;
-    return STF_SUCCESS;
-  }
-  int express_end(Channel &) override { return STF_ERR_INTERNAL; }
 
  private:
   // The transport's and basic's channels for one channel of the ops layer.

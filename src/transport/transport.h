@@ -148,11 +148,20 @@ class Transport {
   // and wait_send finish it; *missed_at: the clock, ticks(), where it
   // last stopped waiting for a missing message, just before the look that
   // found it; 0 where none was missing), the unpacking and express_end.
-  virtual int express_begin(Channel &c, Direction d, std::size_t unit_bytes, void **recv, void **send,
-                            bool *taken) = 0;
-  virtual int express_send(Channel &c) = 0;
-  virtual int express_wait(Channel &c, bool *taken, std::uint64_t *missed_at) = 0;
-  virtual int express_end(Channel &c) = 0;
+  // Here, what a transport without one does: it takes nothing, so the
+  // others are never called (the fallback wrapper is never asked: the
+  // ops layer asks the mover()).
+  virtual int express_begin(Channel &, Direction, std::size_t, void **, void **, bool *taken) {
+    *taken = false;
+    return STF_SUCCESS;
+  }
+  virtual int express_send(Channel &) { return STF_ERR_INTERNAL; }
+  virtual int express_wait(Channel &, bool *taken, std::uint64_t *missed_at) {
+    *taken = false;
+    *missed_at = 0;
+    return STF_SUCCESS;
+  }
+  virtual int express_end(Channel &) { return STF_ERR_INTERNAL; }
 
   // The transport that moves leg `leg` of the operations on channel c, and
   // the channel it keeps for them: this one and c, or, behind the fallback
@@ -193,17 +202,6 @@ class TransportDefaults : public Transport {
   bool lends(Direction, Leg) const override { return false; }
   int lend_send(Channel &, Direction, Leg, std::size_t, void **) override { return STF_ERR_INTERNAL; }
   int release_recv(Channel &) override { return STF_SUCCESS; }
-  int express_begin(Channel &, Direction, std::size_t, void **, void **, bool *taken) override {
-    *taken = false;
-    return STF_SUCCESS;
-  }
-  int express_send(Channel &) override { return STF_ERR_INTERNAL; }
-  int express_wait(Channel &, bool *taken, std::uint64_t *missed_at) override {
-    *taken = false;
-    *missed_at = 0;
-    return STF_SUCCESS;
-  }
-  int express_end(Channel &) override { return STF_ERR_INTERNAL; }
   Transport &mover(Channel &c, Leg, Channel **own) override {
     *own = &c;
     return *this;

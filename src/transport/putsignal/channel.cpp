@@ -10,7 +10,7 @@ namespace stf::putsignal {
 
 PutChannel::~PutChannel() {
   if (listed) listed->erase(std::find(listed->begin(), listed->end(), this));
-  for (int i = 0; queues && i < kQueues; i++) queues[i].forget(this);
+  leave_queues();
   forget_pending();
   if (in_flight && seq_set) --*in_flight;
   if (express && *express == this) *express = nullptr;

@@ -34,6 +34,11 @@ struct PutChannel : ChannelState {
   int *in_flight = nullptr;  // the transport's count of numbered channels, which may count this one
   PutChannel **express = nullptr;  // the transport's express operation, which may be this channel's
   ~PutChannel() override;
+  // No entry of the transport's queues points here any more (the channel
+  // goes, or its abandoned operation's number may be taken again).
+  void leave_queues() {
+    for (int i = 0; queues && i < kQueues; i++) queues[i].forget(this);
+  }
   // Queued messages that will not be written (the channel goes, or takes a
   // new operation after this one failed) leave the transport's count, so
   // that progress stops looking for them.

@@ -412,7 +412,7 @@ void PutSignalTransport::abandon(Channel &c, bool in_end) {
   // is the direction's last number, taken in this begin. Its queue entries
   // go, or a retry on this channel with this number would revive them: an
   // express one, which has none, would find its messages spilled.
-  for (RegionQueues &q : queues_) q.forget(&s);
+  s.leave_queues();
   next_seq_[dir_index(s.dir)] = s.seq;
   s.seq_set = false;
   in_flight_--;
